@@ -1,0 +1,23 @@
+"""Exceptions that the command line turns into one-line messages.
+
+``InputError`` means the user gave something unusable (exit code 2);
+``InfeasibleInstanceError`` means the instance itself admits no schedule
+(exit code 1), and names the offending items.
+"""
+
+from __future__ import annotations
+
+
+class InputError(ValueError):
+    """A file, field, option or name that cannot be used as given.
+
+    The message is a single line naming the file, line or field path.
+    """
+
+
+class InfeasibleInstanceError(Exception):
+    """The instance has no feasible schedule; ``items`` names the culprits."""
+
+    def __init__(self, message: str, items: list[str] | tuple[str, ...] = ()):
+        super().__init__(message)
+        self.items = tuple(items)

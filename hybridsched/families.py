@@ -1,0 +1,92 @@
+"""The problem-family contract: how a family reads, checks and scores schedules.
+
+Each family (``hybrid-deadline``, ``bot-sites``, ...) registers one
+:class:`Family`; the command line, ``compare`` and the registry only talk to
+this interface, so adding a family never touches them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from hybridsched.errors import InputError
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Objective and metrics recomputed from a schedule by the checker."""
+
+    objective: float
+    metrics: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Family:
+    """Everything generic code needs to know about one problem family.
+
+    Attributes
+    ----------
+    name:
+        Family name used in files and on the command line.
+    objective_name:
+        What ``objective`` means for this family (e.g. ``"rent cost"``).
+    instance_from_dict, instance_to_dict:
+        Validated conversion between JSON documents and frozen instances;
+        ``instance_from_dict(doc, source)`` raises :class:`InputError` naming
+        ``source`` and the field path.
+    solution_from_dict, solution_to_dict:
+        The same for solutions (which need their instance).
+    check:
+        ``check(instance, solution) -> list[str]``: every violation found;
+        empty means valid.
+    evaluate:
+        ``evaluate(instance, solution) -> Evaluation``.
+    infeasible_items:
+        ``infeasible_items(instance) -> list[str]``: items that make the
+        instance infeasible whatever the method (empty when none is known).
+    reference:
+        ``reference(instance) -> dict | None``: recorded optimum/bound.
+    """
+
+    name: str
+    objective_name: str
+    instance_from_dict: Callable[[dict, str], Any]
+    instance_to_dict: Callable[[Any], dict]
+    solution_from_dict: Callable[[dict, Any, str], Any]
+    solution_to_dict: Callable[[Any, Any], dict]
+    check: Callable[[Any, Any], list[str]]
+    evaluate: Callable[[Any, Any], Evaluation]
+    infeasible_items: Callable[[Any], list[str]]
+    reference: Callable[[Any], dict | None]
+
+
+_FAMILIES: dict[str, Family] = {}
+
+
+def register_family(family: Family) -> Family:
+    """Add ``family`` to the table of known families."""
+    _FAMILIES[family.name] = family
+    return family
+
+
+def get_family(name: str) -> Family:
+    """Return the family called ``name`` or raise a one-line :class:`InputError`."""
+    _load_builtin_families()
+    try:
+        return _FAMILIES[name]
+    except KeyError:
+        known = ", ".join(sorted(_FAMILIES)) or "none"
+        raise InputError(f"unknown family {name!r} (known: {known})") from None
+
+
+def family_names() -> list[str]:
+    """Names of every registered family."""
+    _load_builtin_families()
+    return sorted(_FAMILIES)
+
+
+def _load_builtin_families() -> None:
+    # Importing a family package registers it and its methods.
+    import hybridsched.hybrid_deadline  # noqa: F401

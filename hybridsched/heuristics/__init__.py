@@ -1,0 +1,1 @@
+"""Heuristics and baselines: plain functions ``instance -> solution``."""

@@ -1,0 +1,30 @@
+"""Family ``hybrid-deadline``: deadline-constrained BoT jobs on PMs plus per-hour VMs.
+
+After Wang, Song, Sun and Liu (2016), *Managing deadline-constrained
+bag-of-tasks jobs on hybrid clouds with closest deadline first scheduling*.
+"""
+
+from hybridsched.families import Family, register_family
+from hybridsched.hybrid_deadline import files
+from hybridsched.hybrid_deadline.checker import check, evaluate
+from hybridsched.hybrid_deadline.instance import PM, Instance, VMType
+from hybridsched.hybrid_deadline.solution import Solution
+
+FAMILY = register_family(
+    Family(
+        name="hybrid-deadline",
+        objective_name="rent cost ($)",
+        instance_from_dict=files.instance_from_dict,
+        instance_to_dict=files.instance_to_dict,
+        solution_from_dict=files.solution_from_dict,
+        solution_to_dict=files.solution_to_dict,
+        check=check,
+        evaluate=evaluate,
+        infeasible_items=lambda instance: instance.unplaceable_tasks(),
+        reference=lambda instance: instance.reference,
+    )
+)
+
+from hybridsched.hybrid_deadline import methods  # noqa: E402,F401  (registers the methods)
+
+__all__ = ["FAMILY", "PM", "Instance", "Solution", "VMType", "check", "evaluate"]

@@ -1,0 +1,79 @@
+"""A schedule for a hybrid-deadline instance."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass(frozen=True, eq=False)
+class Solution:
+    """Task-to-core assignment with start and finish times.
+
+    Machines are numbered ``0..P-1`` for the instance's PMs (in instance
+    order) and ``P + j`` for the ``j``-th rented VM, whose type index is
+    ``vm_types[j]``.
+
+    Attributes
+    ----------
+    vm_types:
+        Type index (into ``instance.vm_types``) of each rented VM.
+    machine, core, start, finish:
+        Per task (instance order): machine number, core number on that
+        machine, start and finish time (hours).
+    reported_lease_hours, reported_cost:
+        What the producer claims; the checker recomputes both.
+    """
+
+    vm_types: tuple[int, ...]
+    machine: np.ndarray
+    core: np.ndarray
+    start: np.ndarray
+    finish: np.ndarray
+    reported_lease_hours: tuple[int, ...] | None = None
+    reported_cost: float | None = None
+    notes: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name, dtype in (("machine", int), ("core", int), ("start", float), ("finish", float)):
+            array = np.array(getattr(self, name), dtype=dtype)
+            array.setflags(write=False)
+            object.__setattr__(self, name, array)
+
+
+def from_core_sequences(
+    n_tasks: int,
+    vm_types: tuple[int, ...] | list[int],
+    sequences: dict[tuple[int, int], list[int]],
+    durations_on: Callable[[int], np.ndarray],
+) -> Solution:
+    """Build a solution from the ordered task list of every core.
+
+    Tasks on a core run back to back from time 0 in the given order.
+
+    Parameters
+    ----------
+    n_tasks:
+        Number of tasks of the instance.
+    vm_types:
+        Type index of each rented VM.
+    sequences:
+        ``{(machine, core): [task, ...]}`` in execution order.
+    durations_on:
+        ``durations_on(machine) -> array`` of every task's run time there.
+    """
+    machine = np.full(n_tasks, -1, dtype=int)
+    core = np.full(n_tasks, -1, dtype=int)
+    start = np.zeros(n_tasks)
+    finish = np.zeros(n_tasks)
+    for (m, c), tasks in sequences.items():
+        if not tasks:
+            continue
+        order = np.asarray(tasks, dtype=int)
+        ends = np.cumsum(durations_on(m)[order])
+        machine[order], core[order] = m, c
+        finish[order] = ends
+        start[order] = np.concatenate(([0.0], ends[:-1]))
+    return Solution(tuple(int(v) for v in vm_types), machine, core, start, finish)

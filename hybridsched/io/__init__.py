@@ -1,0 +1,1 @@
+"""File formats: versioned JSON documents, SWF traces, Braun ETC matrices."""

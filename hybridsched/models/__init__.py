@@ -1,0 +1,1 @@
+"""Exact formulations: ``build(instance) -> model``, ``solve(model)``, ``extract(...)``."""
