@@ -47,7 +47,12 @@ class Family:
         ``infeasible_items(instance) -> list[str]``: items that make the
         instance infeasible whatever the method (empty when none is known).
     reference:
-        ``reference(instance) -> dict | None``: recorded optimum/bound.
+        ``reference(instance) -> dict``: what is recorded with the instance,
+        under the keys ``"optimum"`` (proven optimal objective) and/or
+        ``"lower_bound"``; empty when nothing is recorded.
+    lower_bound:
+        Optional ``lower_bound(instance) -> float``: a bound cheap enough to
+        compute for ``compare`` on instances too large for the exact model.
     """
 
     name: str
@@ -59,7 +64,8 @@ class Family:
     check: Callable[[Any, Any], list[str]]
     evaluate: Callable[[Any, Any], Evaluation]
     infeasible_items: Callable[[Any], list[str]]
-    reference: Callable[[Any], dict | None]
+    reference: Callable[[Any], dict[str, float]]
+    lower_bound: Callable[[Any], float] | None = None
 
 
 _FAMILIES: dict[str, Family] = {}
@@ -88,5 +94,7 @@ def family_names() -> list[str]:
 
 
 def _load_builtin_families() -> None:
-    # Importing a family package registers it and its methods.
-    import hybridsched.hybrid_deadline  # noqa: F401
+    # Importing a family's ``methods`` module registers the family and its methods.
+    # It is imported lazily, here, so that heuristics can import the domain model
+    # without a circular import through the family package.
+    import hybridsched.hybrid_deadline.methods  # noqa: F401

@@ -83,8 +83,12 @@ def run_method(
     *,
     seed: int | None = 0,
     time_limit: float | None = None,
+    **options: Any,
 ) -> Result:
     """Run one method and return a checked :class:`Result`.
+
+    ``options`` are passed on to the method (e.g. ``objective="cost"`` for
+    families with several objectives).
 
     The objective and metrics always come from the family's ``evaluate``;
     a schedule that fails the family's checker is reported as an error
@@ -103,7 +107,7 @@ def run_method(
         )
     start = time.perf_counter()
     try:
-        produced = method.func(instance, seed=seed, time_limit=time_limit)
+        produced = method.func(instance, seed=seed, time_limit=time_limit, **options)
     except InfeasibleInstanceError as exc:
         runtime = time.perf_counter() - start
         return Result(name, family, Status.INFEASIBLE, runtime_s=runtime, seed=seed,

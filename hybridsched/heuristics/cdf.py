@@ -20,6 +20,8 @@ index, then the lowest core.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from hybridsched.heuristics.machine_pool import MachinePool, RemainingTasks
 from hybridsched.hybrid_deadline.instance import Instance
 from hybridsched.hybrid_deadline.solution import Solution, from_core_sequences
@@ -72,6 +74,7 @@ def cdf(instance: Instance, *, seed: int | None = None, time_limit: float | None
             loads[c] += work[task] / machine.capacity
             queues[c].append(task)
             remaining.remove(task)
-    return from_core_sequences(
+    solution = from_core_sequences(
         instance.n_tasks, pool.vm_types, sequences, durations_function(instance, pool.vm_types)
     )
+    return replace(solution, notes={"machine_order": tuple(pool.added)})

@@ -9,6 +9,8 @@ does. First fit is vectorised over all cores with numpy.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from hybridsched.heuristics.cdf import durations_function
@@ -64,6 +66,7 @@ def ffd(instance: Instance, *, seed: int | None = None, time_limit: float | None
         table.load[k] += work / table.capacity[k]
         sequences.setdefault((int(table.machine[k]), int(table.core[k])), []).append(task)
         remaining.remove(task)
-    return from_core_sequences(
+    solution = from_core_sequences(
         instance.n_tasks, pool.vm_types, sequences, durations_function(instance, pool.vm_types)
     )
+    return replace(solution, notes={"machine_order": tuple(pool.added)})

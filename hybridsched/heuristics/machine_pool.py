@@ -103,6 +103,8 @@ class MachinePool:
                            -instance.pms[k].capacity, k),
         )
         self.vm_types: list[int] = []
+        #: Machine numbers in the order they were added (PMs, then VMs).
+        self.added: list[int] = []
 
     @property
     def pms_left(self) -> int:
@@ -114,6 +116,7 @@ class MachinePool:
         if self._pm_queue:
             k = self._pm_queue.pop(0)
             pm = self._instance.pms[k]
+            self.added.append(k)
             return NewMachine(k, pm.cores, pm.capacity)
         return self.rent_vm(remaining)
 
@@ -147,5 +150,6 @@ class MachinePool:
         t = self.choose_vm_type(remaining)
         self.vm_types.append(t)
         vm = self._instance.vm_types[t]
-        return NewMachine(len(self._instance.pms) + len(self.vm_types) - 1, vm.cores,
-                          vm.capacity, t)
+        number = len(self._instance.pms) + len(self.vm_types) - 1
+        self.added.append(number)
+        return NewMachine(number, vm.cores, vm.capacity, t)

@@ -21,10 +21,8 @@ FAMILY = register_family(
         check=check,
         evaluate=evaluate,
         infeasible_items=lambda instance: instance.unplaceable_tasks(),
-        reference=lambda instance: instance.reference,
+        reference=files.reference,
     )
 )
-
-from hybridsched.hybrid_deadline import methods  # noqa: E402,F401  (registers the methods)
 
 __all__ = ["FAMILY", "PM", "Instance", "Solution", "VMType", "check", "evaluate"]

@@ -145,3 +145,14 @@ def solution_to_dict(
             for i in range(instance.n_tasks)
         ],
     }
+
+
+def reference(instance: Instance) -> dict[str, float]:
+    """Recorded optimum (``optimal_cost``) and lower bound, in the generic keys."""
+    recorded = instance.reference or {}
+    found = {}
+    if recorded.get("optimal_cost") is not None:
+        found["optimum"] = float(recorded["optimal_cost"])
+    if recorded.get("lower_bound") is not None:
+        found["lower_bound"] = float(recorded["lower_bound"])
+    return found

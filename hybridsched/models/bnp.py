@@ -269,6 +269,10 @@ def solve(
     Returns a :class:`Result` with status ``OPTIMAL``, ``TIME_LIMIT`` (best
     incumbent with the proven bound) or ``INFEASIBLE``.
     """
+    if start is not None and rent_cost(instance, start) == 0:
+        # Nothing rented: no schedule is cheaper, so no model needs solving.
+        return Result("exact", "hybrid-deadline", Status.OPTIMAL, solution=start, bound=0.0,
+                      message="a heuristic schedule rents nothing")
     built = build(instance, start)
     outcome: SolveOutcome = solve_with_highs(
         built.model, time_limit=time_limit, warm_start=start is not None, verbose=verbose

@@ -1,0 +1,37 @@
+"""Shared helpers of the benchmark scripts: data location, timing, machine info."""
+
+from __future__ import annotations
+
+import os
+import platform
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def shared_data_dir() -> Path | None:
+    """``$HYBRIDSCHED_DATA`` or ``../shared/data`` beside the checkout, if present."""
+    candidates = [os.environ.get("HYBRIDSCHED_DATA"), HERE.parent.parent / "shared" / "data"]
+    for candidate in candidates:
+        if candidate and Path(candidate).is_dir():
+            return Path(candidate)
+    return None
+
+
+def median_time(func: Callable[[], object], repeats: int) -> tuple[float, object]:
+    """Median wall time of ``repeats`` calls, and the last call's return value."""
+    times, value = [], None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        value = func()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), value
+
+
+def machine_line() -> str:
+    """One line describing this machine."""
+    return (f"machine: {os.cpu_count()} cores, {platform.processor() or platform.machine()}, "
+            f"Python {platform.python_version()}")

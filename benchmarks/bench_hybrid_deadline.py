@@ -1,0 +1,116 @@
+"""Speed benchmarks of the hybrid-deadline family (issue 2 targets).
+
+Prints, on this machine:
+
+1. ``cdf+ra`` on the whole NASA iPSC trace (one record = one task) for
+   alpha = 1..4 (target < 10 s each), with FFD's cost beside it;
+2. the empirical scaling exponent of ``cdf`` between 2,000 and 16,000 tasks
+   (target <= 1.3);
+3. ``exact`` proving optima of 30-task (target < 5 s) and 60-task
+   (target < 60 s) generated instances, median over seeds.
+
+Usage: ``python benchmarks/bench_hybrid_deadline.py [--part 1,2,3] [--seeds 7]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+
+import numpy as np
+from _common import machine_line, median_time, shared_data_dir
+
+from hybridsched import run_method
+from hybridsched.heuristics.cdf import cdf
+from hybridsched.heuristics.ffd import ffd
+from hybridsched.heuristics.reassign import reassign
+from hybridsched.hybrid_deadline.checker import check, rent_cost
+from hybridsched.hybrid_deadline.generator import generate
+from hybridsched.hybrid_deadline.trace import instance_from_trace
+from hybridsched.io.swf import read_swf
+
+TRACE = "traces/NASA-iPSC-1993-3.1-cln.swf.gz"
+
+
+def nasa_trace():
+    data = shared_data_dir()
+    if data is None or not (data / TRACE).exists():
+        print(f"skipped: {TRACE} not found (set HYBRIDSCHED_DATA or put ../shared/data)")
+        return None
+    return read_swf(data / TRACE)
+
+
+def part_trace(repeats: int) -> None:
+    trace = nasa_trace()
+    if trace is None:
+        return
+    print("1. cdf+ra on the whole NASA iPSC trace (one record = one task)")
+    for alpha in (1, 2, 3, 4):
+        instance = instance_from_trace(trace, alpha=alpha).instance
+        seconds, solution = median_time(lambda inst=instance: reassign(inst, cdf(inst)),
+                                        repeats)
+        assert not check(instance, solution)
+        ffd_cost = rent_cost(instance, ffd(instance))
+        cost = rent_cost(instance, solution)
+        print(f"   alpha={alpha}: {instance.n_tasks} tasks, cdf+ra {seconds:.2f} s (median of "
+              f"{repeats}), cost ${cost:.2f}, {len(solution.vm_types)} VMs; ffd cost "
+              f"${ffd_cost:.2f}; cdf+ra saves {100 * (1 - cost / ffd_cost):.1f}%")
+
+
+def part_scaling(repeats: int) -> None:
+    trace = nasa_trace()
+    if trace is None:
+        return
+    print("2. scaling of cdf (first N records of the NASA trace, alpha=1)")
+    sizes = [2000, 4000, 8000, 16000]
+    times = []
+    for n in sizes:
+        instance = instance_from_trace(trace, alpha=1, limit=n).instance
+        seconds, _ = median_time(lambda inst=instance: cdf(inst), repeats)
+        times.append(seconds)
+        print(f"   N={n}: {seconds:.3f} s")
+    slope = np.polyfit(np.log(sizes), np.log(times), 1)[0]
+    print(f"   empirical exponent (log-log fit, 2,000 to 16,000 tasks): {slope:.2f} "
+          "(target <= 1.3)")
+
+
+def part_exact(seeds: int, time_limit: float) -> None:
+    print(f"3. exact (HiGHS), generated instances, mixed alpha, seeds 0..{seeds - 1}, "
+          f"time limit {time_limit:.0f} s")
+    for n_tasks, target in ((30, 5.0), (60, 60.0)):
+        runtimes, statuses = [], []
+        for seed in range(seeds):
+            instance = generate(n_tasks, "mixed", seed)
+            result = run_method("hybrid-deadline", "exact", instance, time_limit=time_limit)
+            runtimes.append(result.runtime_s)
+            statuses.append(result.status.value)
+            print(f"   {n_tasks} tasks seed {seed}: {result.status.value} "
+                  f"${result.objective:.3f} in {result.runtime_s:.2f} s", flush=True)
+        proven = statuses.count("optimal")
+        print(f"   {n_tasks} tasks: median {statistics.median(runtimes):.2f} s, "
+              f"max {max(runtimes):.2f} s, {proven}/{seeds} proven (target median "
+              f"< {target:.0f} s)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--part", default="1,2,3")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--seeds", type=int, default=7)
+    parser.add_argument("--time-limit", type=float, default=120.0)
+    args = parser.parse_args()
+    print(machine_line())
+    parts = {p.strip() for p in args.part.split(",")}
+    if "1" in parts:
+        part_trace(args.repeats)
+    if "2" in parts:
+        part_scaling(args.repeats)
+    if "3" in parts:
+        part_exact(args.seeds, args.time_limit)
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Experiments: method comparisons, campaigns, plots."""

@@ -1,0 +1,105 @@
+"""Run several methods on several instances and report gaps to the optimum or a bound."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from hybridsched.registry import get_method
+from hybridsched.registry import methods as registered_methods
+from hybridsched.registry import run_method
+from hybridsched.result import Result, Status, relative_gap
+from hybridsched.storage import load_instance
+
+#: Columns of the comparison table, in order.
+COLUMNS = [
+    "instance", "family", "method", "status", "objective", "reference", "reference_kind",
+    "gap", "bound", "runtime_s", "message",
+]
+
+
+def reference_value(family: Any, instance: Any, results: Sequence[Result]) -> tuple[
+    float | None, str
+]:
+    """The value gaps are measured against, and what it is.
+
+    Preference: an optimum recorded with the instance; an optimum proven in
+    this run; otherwise the best (largest) lower bound known (recorded, from
+    the family's cheap bound, or from an exact method stopped by its time
+    limit). Returns ``(None, "none")`` when nothing is known.
+    """
+    recorded = family.reference(instance) or {}
+    if "optimum" in recorded:
+        return recorded["optimum"], "optimum (recorded)"
+    for result in results:
+        if result.status is Status.OPTIMAL and result.objective is not None:
+            return result.objective, "optimum"
+    bounds = [recorded["lower_bound"]] if "lower_bound" in recorded else []
+    bounds += [r.bound for r in results if r.bound is not None]
+    if family.lower_bound is not None:
+        bounds.append(family.lower_bound(instance))
+    if bounds:
+        return max(bounds), "lower bound"
+    return None, "none"
+
+
+def compare(
+    paths: Sequence[str | Path],
+    method_names: Sequence[str] | None = None,
+    *,
+    time_limit: float | None = None,
+    seed: int = 0,
+    on_step: Callable[[str, str], None] | None = None,
+    **options: Any,
+) -> pd.DataFrame:
+    """Solve every instance with every method; one row per instance x method.
+
+    Parameters
+    ----------
+    paths:
+        Instance files (any family; the family is read from each file).
+    method_names:
+        Methods to run (default: every method of each instance's family).
+    time_limit:
+        Time limit in seconds for exact methods.
+    seed:
+        Seed passed to every method.
+    on_step:
+        Called as ``on_step(instance_name, method)`` after each run (progress).
+    options:
+        Passed to every method (e.g. ``objective="cost"``).
+    """
+    loaded = [(path, *load_instance(path)) for path in paths]  # fail fast on bad files
+    plans = []
+    for path, family, instance in loaded:
+        names = list(method_names or registered_methods(family.name))
+        for name in names:
+            get_method(family.name, name)  # fail fast on unknown names
+        plans.append((path, family, instance, names))
+    rows: list[dict[str, Any]] = []
+    for path, family, instance, names in plans:
+        results = []
+        for name in names:
+            results.append(run_method(family.name, name, instance, seed=seed,
+                                      time_limit=time_limit, **options))
+            if on_step:
+                on_step(str(path), name)
+        reference, kind = reference_value(family, instance, results)
+        for result in results:
+            rows.append({
+                "instance": Path(path).stem,
+                "family": family.name,
+                "method": result.method,
+                "status": result.status.value,
+                "objective": result.objective,
+                "reference": reference,
+                "reference_kind": kind,
+                "gap": relative_gap(result.objective, reference),
+                "bound": result.bound,
+                "runtime_s": result.runtime_s,
+                "message": result.message,
+            })
+    return pd.DataFrame(rows, columns=COLUMNS)
