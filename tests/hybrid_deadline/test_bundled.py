@@ -1,0 +1,53 @@
+"""Regression tests on the bundled instances and their recorded optima."""
+
+from pathlib import Path
+
+import pytest
+
+from hybridsched import load_instance
+from hybridsched.result import Status
+
+from .helpers import solve_checked
+
+FOLDER = Path(__file__).resolve().parents[2] / "instances" / "hybrid-deadline"
+FILES = sorted(FOLDER.glob("*.json"))
+#: Proving these takes minutes: packing is tight and HiGHS finds the optimum late.
+HARD = {"small-07"}
+
+
+def test_the_bundle_is_there():
+    assert len(FILES) >= 12
+    optima = [load_instance(f)[1].reference["optimal_cost"] for f in FILES]
+    assert sum(o > 0 for o in optima) > len(optima) / 2
+
+
+@pytest.mark.parametrize(
+    "path",
+    [pytest.param(f, id=f.stem, marks=[pytest.mark.slow] if f.stem in HARD else [])
+     for f in FILES],
+)
+def test_exact_reproduces_the_recorded_optimum(path):
+    _, instance = load_instance(path)
+    result = solve_checked(instance, "exact", time_limit=600)
+    assert result.status is Status.OPTIMAL
+    assert result.objective == pytest.approx(instance.reference["optimal_cost"], abs=1e-9)
+
+
+@pytest.mark.parametrize("path", FILES, ids=[f.stem for f in FILES])
+def test_heuristics_never_beat_the_recorded_optimum(path):
+    _, instance = load_instance(path)
+    optimum = instance.reference["optimal_cost"]
+    for method in ("cdf", "cdf+ra", "ffd", "ffd+ra"):
+        result = solve_checked(instance, method)
+        assert result.status is Status.FEASIBLE
+        assert result.objective >= optimum - 1e-9
+
+
+def test_time_limit_returns_incumbent_with_bound_and_gap():
+    _, instance = load_instance(FOLDER / "small-07.json")
+    result = solve_checked(instance, "exact", time_limit=0.5)
+    assert result.status is Status.TIME_LIMIT
+    assert result.solution is not None
+    assert result.bound is not None and result.bound <= instance.reference["optimal_cost"]
+    assert result.objective >= instance.reference["optimal_cost"] - 1e-9
+    assert result.gap is not None and result.gap >= 0
