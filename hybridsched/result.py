@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 
-class Status(str, Enum):
+class Status(StrEnum):
     """Outcome of one method on one instance.
 
     ``TIME_LIMIT`` carries an incumbent (feasible, not proven optimal) with a

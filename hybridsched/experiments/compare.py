@@ -8,9 +8,8 @@ from typing import Any
 
 import pandas as pd
 
-from hybridsched.registry import get_method
+from hybridsched.registry import get_method, run_method
 from hybridsched.registry import methods as registered_methods
-from hybridsched.registry import run_method
 from hybridsched.result import Result, Status, relative_gap
 from hybridsched.storage import load_instance
 

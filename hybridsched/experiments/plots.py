@@ -31,7 +31,7 @@ def gantt_chart(instance: Instance, solution: Solution, *, max_rows: int = 60,
     norm = plt.Normalize(0, max(float(slack.max(initial=0.0)), 1e-9))
     cmap = plt.get_cmap("viridis")
     hours = vm_billed_hours(instance, solution)
-    for (m, c), r in row_of.items():
+    for (m, _core), r in row_of.items():
         if m >= n_pm and hours[m - n_pm]:
             axes.barh(r, hours[m - n_pm], left=0, height=0.9, color="0.92", zorder=0)
     for i in range(instance.n_tasks):

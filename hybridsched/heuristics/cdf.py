@@ -39,7 +39,9 @@ def durations_function(instance: Instance, vm_types: list[int] | tuple[int, ...]
     return durations_on
 
 
-def cdf(instance: Instance, *, seed: int | None = None, time_limit: float | None = None) -> Solution:
+def cdf(
+    instance: Instance, *, seed: int | None = None, time_limit: float | None = None
+) -> Solution:
     """Schedule ``instance`` with Closest Deadline First.
 
     Parameters

@@ -49,7 +49,9 @@ class _CoreTable:
         return k if n and fits[k] else None
 
 
-def ffd(instance: Instance, *, seed: int | None = None, time_limit: float | None = None) -> Solution:
+def ffd(
+    instance: Instance, *, seed: int | None = None, time_limit: float | None = None
+) -> Solution:
     """Schedule ``instance`` with First Fit Decreasing (deterministic)."""
     remaining = RemainingTasks(instance)
     pool = MachinePool(instance)

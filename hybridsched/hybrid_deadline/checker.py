@@ -75,12 +75,14 @@ def check(instance: Instance, solution: Solution) -> list[str]:
         if abs(f - (s + run)) > TIME_TOL * max(1.0, f):
             problems.append(f"task {tid}: finish {f} != start {s} + run time {run}")
         if f > instance.deadline[i] + TIME_TOL:
-            problems.append(f"task {tid}: finishes at {f}, after its deadline {instance.deadline[i]}")
+            problems.append(
+                f"task {tid}: finishes at {f}, after its deadline {instance.deadline[i]}"
+            )
         timelines.setdefault((m, c), []).append((s, f, i))
 
     for (m, c), spans in timelines.items():
         spans.sort()
-        for (s0, f0, i0), (s1, _f1, i1) in zip(spans, spans[1:], strict=False):
+        for (_s0, f0, i0), (s1, _f1, i1) in zip(spans, spans[1:], strict=False):
             if s1 < f0 - TIME_TOL:
                 problems.append(
                     f"tasks {instance.task_ids[i0]} and {instance.task_ids[i1]} overlap "
@@ -94,7 +96,8 @@ def check(instance: Instance, solution: Solution) -> list[str]:
         if len(solution.reported_lease_hours) != len(leases):
             problems.append("reported lease hours do not match the number of VMs")
         else:
-            for j, (got, want) in enumerate(zip(solution.reported_lease_hours, leases, strict=True)):
+            claimed = zip(solution.reported_lease_hours, leases, strict=True)
+            for j, (got, want) in enumerate(claimed):
                 if got != want:
                     problems.append(f"VM {j}: reported {got} lease hours, schedule needs {want}")
     if solution.reported_cost is not None:

@@ -25,9 +25,9 @@ from typing import Literal
 
 import numpy as np
 
-from hybridsched.hybrid_deadline.instance import PM, Instance
-from hybridsched.hybrid_deadline.default_platform import C3_LARGE, default_pms
 from hybridsched.errors import InputError
+from hybridsched.hybrid_deadline.default_platform import C3_LARGE, default_pms
+from hybridsched.hybrid_deadline.instance import PM, Instance
 
 Alpha = int | Literal["mixed"]
 ALPHAS = (1, 2, 3, 4)
