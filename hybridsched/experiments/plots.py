@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.figure import Figure
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-
-from hybridsched.hybrid_deadline.checker import vm_billed_hours  # noqa: E402
-from hybridsched.hybrid_deadline.instance import Instance  # noqa: E402
-from hybridsched.hybrid_deadline.solution import Solution  # noqa: E402
+from hybridsched.hybrid_deadline.checker import vm_billed_hours
+from hybridsched.hybrid_deadline.instance import Instance
+from hybridsched.hybrid_deadline.solution import Solution
 
 
 def gantt_chart(instance: Instance, solution: Solution, *, max_rows: int = 60,
