@@ -105,7 +105,7 @@ def run_method(
             seed=seed,
             message="infeasible: " + ", ".join(infeasible),
         )
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     try:
         produced = method.func(instance, seed=seed, time_limit=time_limit, **options)
     except InfeasibleInstanceError as exc:
@@ -116,14 +116,14 @@ def run_method(
         runtime = time.perf_counter() - start
         return Result(name, family, Status.NO_SOLUTION, runtime_s=runtime, seed=seed,
                       message=str(exc))
-    runtime = time.perf_counter() - start
+    runtime, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     if isinstance(produced, Result):
         result = produced
         result.method, result.family, result.seed = name, family, seed
-        result.runtime_s = runtime
+        result.runtime_s, result.cpu_s = runtime, cpu
     else:
         result = Result(name, family, Status.FEASIBLE, solution=produced, runtime_s=runtime,
-                        seed=seed)
+                        cpu_s=cpu, seed=seed)
     if result.status.has_solution:
         violations = fam.check(instance, result.solution)
         if violations:

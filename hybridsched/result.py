@@ -63,6 +63,8 @@ class Result:
         Proven lower bound (minimisation) when the method provides one.
     runtime_s:
         Wall-clock time of the algorithm alone (no file IO), in seconds.
+    cpu_s:
+        CPU time of this process during the algorithm (includes the solver).
     metrics:
         Further criteria recomputed by the checker (makespan, energy, ...).
     """
@@ -74,6 +76,7 @@ class Result:
     objective: float | None = None
     bound: float | None = None
     runtime_s: float = 0.0
+    cpu_s: float = 0.0
     seed: int | None = None
     metrics: dict[str, Any] = field(default_factory=dict)
     message: str = ""
@@ -93,6 +96,7 @@ class Result:
             "bound": self.bound,
             "gap": self.gap,
             "runtime_s": self.runtime_s,
+            "cpu_s": self.cpu_s,
             "seed": self.seed,
             "metrics": self.metrics,
             "message": self.message,
