@@ -24,19 +24,7 @@ from dataclasses import replace
 
 from hybridsched.heuristics.machine_pool import MachinePool, RemainingTasks
 from hybridsched.hybrid_deadline.instance import Instance
-from hybridsched.hybrid_deadline.solution import Solution, from_core_sequences
-
-
-def durations_function(instance: Instance, vm_types: list[int] | tuple[int, ...]):
-    """Return ``machine -> run time of every task on a core of that machine``."""
-    n_pm = len(instance.pms)
-
-    def durations_on(machine: int):
-        if machine < n_pm:
-            return instance.work / instance.pms[machine].capacity
-        return instance.work / instance.vm_types[vm_types[machine - n_pm]].capacity
-
-    return durations_on
+from hybridsched.hybrid_deadline.solution import Solution, durations_function, from_core_sequences
 
 
 def cdf(

@@ -13,10 +13,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from hybridsched.heuristics.cdf import durations_function
 from hybridsched.heuristics.machine_pool import MachinePool, RemainingTasks
 from hybridsched.hybrid_deadline.instance import TIME_TOL, Instance
-from hybridsched.hybrid_deadline.solution import Solution, from_core_sequences
+from hybridsched.hybrid_deadline.solution import Solution, durations_function, from_core_sequences
 
 
 class _CoreTable:

@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import itertools
 
-from hybridsched.heuristics.cdf import durations_function
 from hybridsched.hybrid_deadline.instance import Instance
-from hybridsched.hybrid_deadline.solution import Solution, from_core_sequences
+from hybridsched.hybrid_deadline.solution import Solution, durations_function, from_core_sequences
 
 
 def _core_sequences(solution: Solution) -> dict[tuple[int, int], list[int]]:

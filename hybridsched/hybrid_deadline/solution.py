@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from hybridsched.hybrid_deadline.instance import Instance
+
 
 @dataclass(frozen=True, eq=False)
 class Solution:
@@ -77,3 +79,17 @@ def from_core_sequences(
         finish[order] = ends
         start[order] = np.concatenate(([0.0], ends[:-1]))
     return Solution(tuple(int(v) for v in vm_types), machine, core, start, finish)
+
+
+def durations_function(
+    instance: Instance, vm_types: list[int] | tuple[int, ...]
+) -> Callable[[int], np.ndarray]:
+    """Return ``machine -> run time of every task on a core of that machine``."""
+    n_pm = len(instance.pms)
+
+    def durations_on(machine: int) -> np.ndarray:
+        if machine < n_pm:
+            return instance.work / instance.pms[machine].capacity
+        return instance.work / instance.vm_types[vm_types[machine - n_pm]].capacity
+
+    return durations_on

@@ -40,7 +40,7 @@ import pyomo.environ as pyo
 
 from hybridsched.hybrid_deadline.checker import billed_hours, rent_cost
 from hybridsched.hybrid_deadline.instance import TIME_TOL, Instance
-from hybridsched.hybrid_deadline.solution import Solution, from_core_sequences
+from hybridsched.hybrid_deadline.solution import Solution, durations_function, from_core_sequences
 from hybridsched.models.highs import SolveOutcome, solve_with_highs
 from hybridsched.result import Result, Status
 
@@ -249,12 +249,8 @@ def extract(built: BNPModel) -> Solution:
         machine = n_pm + vm_number[core.owner] if core.on_vm else core.owner
         sequences[(machine, core.number)] = sorted(tasks, key=lambda i: (instance.deadline[i], i))
 
-    def durations_on(machine: int) -> np.ndarray:
-        if machine < n_pm:
-            return instance.work / instance.pms[machine].capacity
-        return instance.work / instance.vm_types[vm_types[machine - n_pm]].capacity
-
-    return from_core_sequences(instance.n_tasks, vm_types, sequences, durations_on)
+    return from_core_sequences(instance.n_tasks, vm_types, sequences,
+                               durations_function(instance, vm_types))
 
 
 def solve(
