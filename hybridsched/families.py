@@ -97,4 +97,5 @@ def _load_builtin_families() -> None:
     # Importing a family's ``methods`` module registers the family and its methods.
     # It is imported lazily, here, so that heuristics can import the domain model
     # without a circular import through the family package.
+    import hybridsched.bot_sites.methods  # noqa: F401  (the family and its methods)
     import hybridsched.hybrid_deadline.methods  # noqa: F401

@@ -20,16 +20,38 @@ COLUMNS = [
 ]
 
 
-def reference_value(family: Any, instance: Any, results: Sequence[Result]) -> tuple[
-    float | None, str
-]:
+def objective_value(result: Result, objective: str | None) -> float | None:
+    """The result's value of ``objective`` (its main objective when ``None``)."""
+    if objective is None or result.objective is None:
+        return result.objective
+    value = result.metrics.get(objective, result.objective)
+    return None if value is None else float(value)
+
+
+def reference_value(family: Any, instance: Any, results: Sequence[Result],
+                    objective: str | None = None) -> tuple[float | None, str]:
     """The value gaps are measured against, and what it is.
 
     Preference: an optimum recorded with the instance; an optimum proven in
     this run; otherwise the best (largest) lower bound known (recorded, from
     the family's cheap bound, or from an exact method stopped by its time
     limit). Returns ``(None, "none")`` when nothing is known.
+
+    With a secondary ``objective`` (e.g. ``"cost"``), the recorded optimum is
+    read under ``optimum_<objective>``, a proven optimum is the metric of an
+    exact result solved for that objective, and bounds come from the
+    result's ``<objective>_bound`` metric.
     """
+    if objective is not None:
+        recorded = family.reference(instance) or {}
+        if f"optimum_{objective}" in recorded:
+            return recorded[f"optimum_{objective}"], "optimum (recorded)"
+        for result in results:
+            if result.status is Status.OPTIMAL:
+                return objective_value(result, objective), "optimum"
+        bounds = [r.metrics[f"{objective}_bound"] for r in results
+                  if r.metrics.get(f"{objective}_bound") is not None]
+        return (max(bounds), "lower bound") if bounds else (None, "none")
     recorded = family.reference(instance) or {}
     if "optimum" in recorded:
         return recorded["optimum"], "optimum (recorded)"
@@ -52,7 +74,7 @@ def compare(
     time_limit: float | None = None,
     seed: int = 0,
     on_step: Callable[[str, str], None] | None = None,
-    **options: Any,
+    objective: str | None = None,
 ) -> pd.DataFrame:
     """Solve every instance with every method; one row per instance x method.
 
@@ -68,9 +90,11 @@ def compare(
         Seed passed to every method.
     on_step:
         Called as ``on_step(instance_name, method)`` after each run (progress).
-    options:
-        Passed to every method (e.g. ``objective="cost"``).
+    objective:
+        For families with several objectives (bot-sites: ``"cost"``), passed
+        to every method; the table then reports that objective's values.
     """
+    options = {} if objective is None else {"objective": objective}
     loaded = [(path, *load_instance(path)) for path in paths]  # fail fast on bad files
     plans = []
     for path, family, instance in loaded:
@@ -86,17 +110,18 @@ def compare(
                                       time_limit=time_limit, **options))
             if on_step:
                 on_step(str(path), name)
-        reference, kind = reference_value(family, instance, results)
+        reference, kind = reference_value(family, instance, results, objective)
         for result in results:
+            value = objective_value(result, objective)
             rows.append({
                 "instance": Path(path).stem,
                 "family": family.name,
                 "method": result.method,
                 "status": result.status.value,
-                "objective": result.objective,
+                "objective": value,
                 "reference": reference,
                 "reference_kind": kind,
-                "gap": relative_gap(result.objective, reference),
+                "gap": relative_gap(value, reference),
                 "bound": result.bound,
                 "runtime_s": result.runtime_s,
                 "message": result.message,

@@ -16,6 +16,16 @@ M = TypeVar("M", bound=BaseModel)
 FORMAT_VERSION = 1
 
 
+def read_text(path: str | Path) -> str:
+    """Read a UTF-8 text file, raising a one-line :class:`InputError` naming it."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot read ({exc.__class__.__name__}: {exc})") from None
+
+
 def read_json(path: str | Path) -> Any:
     """Parse the JSON file at ``path``.
 
@@ -26,12 +36,7 @@ def read_json(path: str | Path) -> Any:
         and column).
     """
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read ({exc.__class__.__name__}: {exc})") from None
+    text = read_text(path)
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:

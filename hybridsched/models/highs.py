@@ -17,7 +17,8 @@ class SolveOutcome:
     """What HiGHS reported: status, incumbent value and proven bound.
 
     ``status`` is ``OPTIMAL``, ``TIME_LIMIT`` (with or without an incumbent:
-    see ``has_incumbent``) or ``INFEASIBLE``. When an incumbent exists its
+    see ``has_incumbent``), ``INFEASIBLE``, or ``FEASIBLE`` when HiGHS ended
+    with a numerical error but holds an incumbent. When an incumbent exists its
     values are loaded into the Pyomo variables.
     """
 
@@ -84,4 +85,9 @@ def solve_with_highs(
             has_incumbent,
             "time limit reached",
         )
-    raise RuntimeError(f"HiGHS stopped with {condition.name}")
+    if has_incumbent:
+        # E.g. "MIP solver claims optimality, but with primal infeasibilities": keep the
+        # incumbent (the family checker validates it) but claim no proof.
+        return SolveOutcome(Status.FEASIBLE, float(incumbent), bound, True,
+                            f"HiGHS stopped with {condition.name}; incumbent kept unproven")
+    raise RuntimeError(f"HiGHS stopped with {condition.name} and no solution")

@@ -1,0 +1,268 @@
+"""Independent checker for bot-sites schedules.
+
+It shares no code with the heuristics or the exact models: effective task
+times are recomputed from the ETC, data and bandwidth arrays (Eq. 2-3), and
+every objective is recomputed from the blocks alone.
+
+Readings of the paper used here (Duan, Prodan and Li 2014):
+
+* ``f_k`` (Eq. 5, 15) is the *completion time* of BoT ``k``: the finish of
+  its last task, measured from time 0. Without a DAG this is Eq. 5's
+  ``delta_k / beta_k`` when the BoT starts at 0; the aggregated makespan is
+  ``sum_k f_k`` (Eq. 15).
+* Cost (Eq. 6) is ``sum_k sum_i p_ki * delta_ki * phi_i`` with the effective
+  time ``p_ki`` and ``delta_ki`` the number of tasks of BoT ``k`` on site ``i``.
+* Jain's fairness (Eq. 22) uses ``T_k = f_k`` (one application per BoT).
+* Efficiency (Eq. 23-25): the text's ``T_ki`` ("makespan of W_k on the
+  slowest/fastest site") is read as ``T_ki = delta_k * p_ki / m_i``, the
+  makespan BoT ``k`` would have alone on site ``i``; the garbled
+  ``arg(T_ki)`` is read as the task-weighted average
+  ``sum_i delta_ki / delta_k * T_ki`` of the sites actually used, so
+  ``E_k = 1`` when every task runs on the BoT's best site and ``-1`` when all
+  run on its worst; ``theta_k`` in Eq. 25 is the number of distinct
+  processors that ran BoT ``k``. A BoT whose sites are all equal has
+  ``E_k = 1`` and weight 0; when all weights are 0, ``E = 1``.
+* Bandwidth (Eq. 7) and storage (Eq. 8) are read over time: while a
+  processor of site ``i`` runs a task of BoT ``k`` it uses ``d_ki / p_ki`` of
+  the site's input bandwidth and holds ``sr_k`` storage; the peak over time
+  must not exceed ``lambda_i`` and ``sl_i``. They are hard constraints only
+  when the instance says ``hard_limits``; otherwise they are reported as
+  ``bandwidth_ok`` / ``storage_ok``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from hybridsched.bot_sites.instance import Instance
+from hybridsched.bot_sites.solution import Solution
+from hybridsched.families import Evaluation
+
+TOL = 1e-9
+
+
+def _tol(t: np.ndarray | float) -> np.ndarray | float:
+    return TOL * np.maximum(1.0, np.abs(t))
+
+
+def effective_times(instance: Instance) -> np.ndarray:
+    """``(K, M)`` effective time of one task: ``max(compute, data / bandwidth)`` (Eq. 2-3)."""
+    p = np.array(instance.compute, dtype=float)
+    if instance.data is not None and instance.bandwidth is not None:
+        p = np.maximum(p, np.asarray(instance.data) / np.asarray(instance.bandwidth))
+    return p
+
+
+def block_ends(instance: Instance, solution: Solution) -> np.ndarray:
+    """Finish time of each block's last task."""
+    p = effective_times(instance)
+    return solution.start + solution.count * p[solution.bot, solution.site]
+
+
+def _structure(instance: Instance, solution: Solution) -> list[str]:
+    problems: list[str] = []
+    n = solution.n_blocks
+    for name in ("site", "proc", "count", "start"):
+        if len(getattr(solution, name)) != n:
+            return [f"solution has {len(getattr(solution, name))} {name} entries for {n} blocks"]
+    K, M = instance.n_bots, instance.n_sites
+    bot, site, proc = solution.bot, solution.site, solution.proc
+    start, count = solution.start, solution.count
+    site_ok = (site >= 0) & (site < M)
+    procs = np.asarray(instance.procs)[np.where(site_ok, site, 0)]
+    finite = np.isfinite(start)
+    bad = ((bot < 0) | (bot >= K) | ~site_ok | (site_ok & ((proc < 0) | (proc >= procs)))
+           | (count < 1) | ~finite | (finite & (start < -_tol(np.where(finite, start, 0.0)))))
+    for b in np.flatnonzero(bad)[:20]:
+        k, i, j = int(bot[b]), int(site[b]), int(proc[b])
+        if not 0 <= k < K:
+            problems.append(f"block {b}: BoT index {k} does not exist")
+        if not 0 <= i < M:
+            problems.append(f"block {b}: site index {i} does not exist")
+        elif not 0 <= j < int(instance.procs[i]):
+            problems.append(f"block {b}: processor {j} does not exist on site "
+                            f"{instance.site_ids[i]} ({int(instance.procs[i])} processors)")
+        if count[b] < 1:
+            problems.append(f"block {b}: count {int(count[b])} < 1")
+        if not math.isfinite(float(start[b])):
+            problems.append(f"block {b}: start is not finite")
+        elif start[b] < -_tol(float(start[b])):
+            problems.append(f"block {b}: starts at {float(start[b])} < 0")
+    return problems
+
+
+def check(instance: Instance, solution: Solution) -> list[str]:
+    """Return every violation of ``solution`` against ``instance`` (empty: valid).
+
+    Checks: blocks name existing BoTs, sites and processors with counts >= 1
+    and finite starts >= 0; every task of every BoT is scheduled exactly once
+    (per-BoT counts add up); no two tasks overlap on a processor; a BoT starts
+    only after every task of its DAG predecessors has finished; and, when the
+    instance has ``hard_limits``, peak bandwidth and storage per site.
+    """
+    problems = _structure(instance, solution)
+    if problems:
+        return problems
+    placed = np.zeros(instance.n_bots, dtype=np.int64)
+    np.add.at(placed, solution.bot, solution.count)
+    for k in np.flatnonzero(placed != instance.tasks):
+        problems.append(f"BoT {instance.bot_ids[k]}: {int(placed[k])} tasks scheduled, "
+                        f"it has {int(instance.tasks[k])}")
+    end = block_ends(instance, solution)
+    order = np.lexsort((solution.start, solution.proc, solution.site))
+    same = ((solution.site[order][1:] == solution.site[order][:-1])
+            & (solution.proc[order][1:] == solution.proc[order][:-1]))
+    overlap = solution.start[order][1:] < end[order][:-1] - _tol(end[order][:-1])
+    for pos in np.flatnonzero(same & overlap)[:20]:
+        b0, b1 = order[pos], order[pos + 1]
+        problems.append(
+            f"overlap on site {instance.site_ids[solution.site[b0]]} processor "
+            f"{int(solution.proc[b0])}: BoT {instance.bot_ids[solution.bot[b0]]} runs until "
+            f"{end[b0]}, BoT {instance.bot_ids[solution.bot[b1]]} starts at "
+            f"{solution.start[b1]}")
+    if len(instance.edges) and solution.n_blocks:
+        first = np.full(instance.n_bots, np.inf)
+        last = np.full(instance.n_bots, -np.inf)
+        np.minimum.at(first, solution.bot, solution.start)
+        np.maximum.at(last, solution.bot, end)
+        for a, b in instance.edges:
+            if first[b] < last[a] - _tol(last[a]):
+                problems.append(f"BoT {instance.bot_ids[b]} starts at {first[b]} before its "
+                                f"predecessor {instance.bot_ids[a]} finishes at {last[a]}")
+    if instance.hard_limits and not problems:
+        for what, ratio in (("bandwidth", peak_ratio(instance, solution, "bandwidth")),
+                            ("storage", peak_ratio(instance, solution, "storage"))):
+            if ratio is None:
+                continue
+            for i in np.flatnonzero(ratio > 1 + 1e-9):
+                problems.append(f"site {instance.site_ids[i]}: peak {what} use is "
+                                f"{ratio[i]:.6g} times its limit")
+    return problems
+
+
+def peak_usage(instance: Instance, solution: Solution, what: str) -> np.ndarray | None:
+    """``(M,)`` peak over time of the bandwidth or storage in use on each site.
+
+    ``what`` is ``"bandwidth"`` or ``"storage"``; ``None`` when the instance
+    has no such data.
+    """
+    p = effective_times(instance)
+    if what == "bandwidth":
+        if instance.data is None:
+            return None
+        per_task = (np.asarray(instance.data) / p)[solution.bot, solution.site]
+    elif what == "storage":
+        if instance.storage is None:
+            return None
+        per_task = np.asarray(instance.storage)[solution.bot]
+    else:
+        raise ValueError(f"unknown resource {what!r}")
+    end = solution.start + solution.count * p[solution.bot, solution.site]
+    peak = np.zeros(instance.n_sites)
+    for i in range(instance.n_sites):
+        mask = solution.site == i
+        if not mask.any():
+            continue
+        # Ends are moved earlier by the tolerance so that back-to-back tasks never overlap.
+        times = np.concatenate((solution.start[mask], end[mask] - _tol(end[mask])))
+        deltas = np.concatenate((per_task[mask], -per_task[mask]))
+        kinds = np.concatenate((np.ones(mask.sum()), np.zeros(mask.sum())))
+        order = np.lexsort((kinds, times))
+        peak[i] = max(0.0, float(np.cumsum(deltas[order]).max()))
+    return peak
+
+
+def peak_ratio(instance: Instance, solution: Solution, what: str) -> np.ndarray | None:
+    """Peak use over the limit on each site (``None`` without data or limits)."""
+    limit = instance.site_bandwidth if what == "bandwidth" else instance.storage_limit
+    if limit is None:
+        return None
+    peak = peak_usage(instance, solution, what)
+    return None if peak is None else peak / np.asarray(limit)
+
+
+def completion_times(instance: Instance, solution: Solution) -> np.ndarray:
+    """``(K,)`` completion time ``f_k`` of each BoT (finish of its last task)."""
+    f = np.zeros(instance.n_bots)
+    if solution.n_blocks:
+        np.maximum.at(f, solution.bot, block_ends(instance, solution))
+    return f
+
+
+def schedule_cost(instance: Instance, solution: Solution) -> float:
+    """Cost of Eq. 6: ``sum_k sum_i p_ki * delta_ki * phi_i``."""
+    p = effective_times(instance)
+    return float(np.sum(solution.count * p[solution.bot, solution.site]
+                        * np.asarray(instance.price)[solution.site]))
+
+
+def jain_fairness(times: np.ndarray) -> float:
+    """Jain's fairness index (Eq. 22) of the values ``times`` (1 when all are 0)."""
+    times = np.asarray(times, dtype=float)
+    denom = len(times) * float(np.sum(times ** 2))
+    return float(np.sum(times)) ** 2 / denom if denom > 0 else 1.0
+
+
+def system_efficiency(instance: Instance, solution: Solution) -> float:
+    """System-level efficiency E of Eq. 23-25 (see the module docstring)."""
+    p = effective_times(instance)
+    delta = np.zeros((instance.n_bots, instance.n_sites))
+    np.add.at(delta, (solution.bot, solution.site), solution.count)
+    alone = instance.tasks[:, None] * p / np.asarray(instance.procs)[None, :]
+    hi, lo = alone.max(axis=1), alone.min(axis=1)
+    avg = np.sum(delta / instance.tasks[:, None] * alone, axis=1)
+    spread = hi - lo
+    e_k = np.where(spread > 0, (hi + lo - 2 * avg) / np.where(spread > 0, spread, 1), 1.0)
+    glob = instance.proc_offset[solution.site] + solution.proc
+    pairs = np.unique(solution.bot * instance.n_procs + glob)
+    theta = np.bincount(pairs // instance.n_procs, minlength=instance.n_bots)
+    weight = spread * theta
+    if weight.sum() <= 0:
+        return 1.0
+    return float(np.clip(np.sum(np.clip(e_k, -1, 1) * weight) / weight.sum(), -1.0, 1.0))
+
+
+def evaluate(instance: Instance, solution: Solution) -> Evaluation:
+    """Recompute the overall makespan (objective) and the paper's other criteria.
+
+    Metrics
+    -------
+    makespan:
+        Finish of the last task (also the objective).
+    aggregated_makespan:
+        ``sum_k f_k`` (Eq. 15), ``f_k`` the completion time of BoT ``k``.
+    cost:
+        Eq. 6.
+    jain_fairness:
+        Eq. 22 over the BoTs' completion times.
+    efficiency:
+        Eq. 23-25 (see the module docstring for our reading).
+    utilisation:
+        Busy processor time over ``N * makespan``.
+    bandwidth_ok, storage_ok:
+        Whether the peak use stays within every site's limit (true without
+        limits); ``peak_bandwidth_ratio`` / ``peak_storage_ratio`` give the
+        largest peak over limit (``None`` without limits).
+    blocks:
+        Number of blocks in the schedule.
+    """
+    p = effective_times(instance)
+    f = completion_times(instance, solution)
+    makespan = float(f.max()) if len(f) else 0.0
+    busy = float(np.sum(solution.count * p[solution.bot, solution.site]))
+    metrics: dict[str, object] = {
+        "makespan": makespan,
+        "aggregated_makespan": float(f.sum()),
+        "cost": schedule_cost(instance, solution),
+        "jain_fairness": jain_fairness(f),
+        "efficiency": system_efficiency(instance, solution),
+        "utilisation": busy / (instance.n_procs * makespan) if makespan > 0 else 0.0,
+    }
+    for what in ("bandwidth", "storage"):
+        ratio = peak_ratio(instance, solution, what)
+        metrics[f"{what}_ok"] = True if ratio is None else bool(np.all(ratio <= 1 + 1e-9))
+        metrics[f"peak_{what}_ratio"] = None if ratio is None else float(ratio.max())
+    metrics["blocks"] = solution.n_blocks
+    return Evaluation(objective=makespan, metrics=metrics)

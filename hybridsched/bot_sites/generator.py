@@ -1,0 +1,219 @@
+"""Seeded generators of bot-sites instances in the paper's setup (Section 5.2).
+
+ETC matrices follow the range-based method of Braun et al. (2001) used by the
+paper: BoT ``k`` draws a task baseline ``tau_k ~ U[1, R_task]`` and each
+site a factor ``U[1, R_site]``; ``etc[k, i] = tau_k * factor``. *Consistent*
+matrices have every row sorted (site 0 fastest for every BoT, and, as the
+paper defines it, faster sites are more expensive); *inconsistent* ones are
+left unsorted with prices drawn independently. Heterogeneity ranges per
+scenario are those of Table 5:
+
+========  ============  ===============
+scenario  task R_task   resource R_site
+========  ============  ===============
+HiHi      1000          100
+HiLo      1000          10
+LoHi      10            100
+LoLo      10            10
+========  ============  ===============
+
+Tasks per BoT are ``U[10,000; 20,000]`` and processors per site
+``U[64; 128]`` by default; each pair of BoTs ``k < l`` gets the edge
+``k -> l`` with probability 0.1 (acyclic by construction).
+
+Choices of ours where the paper is silent:
+
+* Prices: a share ``private_share`` of the sites (30 %) are private (price
+  0); the others cost ``U[0.027, 0.08]`` per time unit (the $/unit/hour range
+  of Table 1). For consistent matrices, prices are sorted so that faster
+  sites are dearer and private sites are the slowest.
+* Communication (Table 6, whose text is garbled; we read its ranges as data
+  heterogeneity [1; 1000] and storage heterogeneity [1; 100]): the data of
+  one task is ``d_ki ~ U[1, 1000]``; its transfer bandwidth is chosen so that
+  the transfer takes ``U[0.5, 1.5]`` times the computation, so about half of
+  the (BoT, site) pairs are communication-bound (Eq. 2); the site input
+  bandwidth is ``tightness * m_i * mean_k(d_ki / p_ki)``, but at least what
+  any single task needs (so every instance is feasible).
+* Storage: ``sr_k ~ U[1, 100]`` per busy processor and a site limit of
+  ``tightness * m_i * mean(sr)``, at least ``max(sr)``.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+
+from hybridsched.bot_sites.instance import Instance
+from hybridsched.errors import InputError
+
+Scenario = Literal["HiHi", "HiLo", "LoHi", "LoLo"]
+
+#: (task heterogeneity R_task, resource heterogeneity R_site) of Table 5.
+SCENARIOS: dict[str, tuple[float, float]] = {
+    "HiHi": (1000.0, 100.0),
+    "HiLo": (1000.0, 10.0),
+    "LoHi": (10.0, 100.0),
+    "LoLo": (10.0, 10.0),
+}
+
+#: Price range per time unit of public sites ($/unit/hour of Table 1).
+PRICE_RANGE = (0.027, 0.08)
+
+
+def _range(value: tuple[int, int], option: str) -> tuple[int, int]:
+    lo, hi = int(value[0]), int(value[1])
+    if lo < 1 or hi < lo:
+        raise InputError(f"{option}: need 1 <= A <= B, got {lo}:{hi}")
+    return lo, hi
+
+
+def parse_range(text: str, option: str) -> tuple[int, int]:
+    """Parse ``"A:B"`` (or a single ``"A"``) into an integer range."""
+    parts = text.split(":")
+    try:
+        values = [int(x) for x in parts]
+    except ValueError:
+        raise InputError(f"{option}: expected A:B with integers, got {text!r}") from None
+    if len(values) == 1:
+        values = values * 2
+    if len(values) != 2:
+        raise InputError(f"{option}: expected A:B, got {text!r}")
+    return _range((values[0], values[1]), option)
+
+
+def etc_matrix(rng: np.random.Generator, bots: int, sites: int, scenario: str,
+               consistent: bool) -> np.ndarray:
+    """Range-based ETC matrix (Braun et al. 2001) for one of the four scenarios."""
+    r_task, r_site = SCENARIOS[scenario]
+    tau = rng.uniform(1.0, r_task, bots)
+    etc = tau[:, None] * rng.uniform(1.0, r_site, (bots, sites))
+    if consistent:
+        etc = np.sort(etc, axis=1)
+    return etc.round(6)
+
+
+def generate(*, sites: int = 10, bots: int = 10, tasks_per_bot: tuple[int, int] = (10000, 20000),
+             procs_per_site: tuple[int, int] = (64, 128), scenario: str = "HiHi",
+             consistent: bool = False, seed: int = 0, dependency: float = 0.1,
+             private_share: float = 0.3, communication: bool = False, storage: bool = False,
+             hard_limits: bool = False, tightness: float = 0.5, name: str | None = None
+             ) -> Instance:
+    """Generate a seeded instance in the paper's setup (see the module docstring).
+
+    Parameters
+    ----------
+    sites, bots:
+        Number of sites M and BoTs K (>= 1).
+    tasks_per_bot, procs_per_site:
+        Inclusive integer ranges of the uniform draws.
+    scenario:
+        ``HiHi``, ``HiLo``, ``LoHi`` or ``LoLo`` (Table 5).
+    consistent:
+        Consistent (rows sorted, faster = dearer) or inconsistent matrix.
+    seed:
+        Seed of every draw; the same seed gives the same instance.
+    dependency:
+        Probability of an edge between each pair of BoTs (0 for independent).
+    private_share:
+        Share of free (private) sites.
+    communication, storage:
+        Add Table 6's data/bandwidth and storage data.
+    hard_limits:
+        Make bandwidth/storage limits hard constraints.
+    tightness:
+        Scale of the site limits (smaller is tighter).
+    name:
+        Instance name (default from the parameters).
+    """
+    if sites < 1 or bots < 1:
+        raise InputError(f"--sites/--bots: must be >= 1, got {sites} sites and {bots} BoTs")
+    if scenario not in SCENARIOS:
+        raise InputError(f"--scenario: must be one of {', '.join(SCENARIOS)}, got {scenario!r}")
+    if not 0 <= dependency <= 1:
+        raise InputError(f"--dependency: must be in [0, 1], got {dependency}")
+    if not 0 <= private_share <= 1:
+        raise InputError(f"--private-share: must be in [0, 1], got {private_share}")
+    if tightness <= 0:
+        raise InputError(f"--tightness: must be > 0, got {tightness}")
+    t_lo, t_hi = _range(tasks_per_bot, "--tasks-per-bot")
+    p_lo, p_hi = _range(procs_per_site, "--procs-per-site")
+    rng = np.random.default_rng(seed)
+    etc = etc_matrix(rng, bots, sites, scenario, consistent)
+    tasks = rng.integers(t_lo, t_hi + 1, bots)
+    procs = rng.integers(p_lo, p_hi + 1, sites)
+    n_private = int(round(private_share * sites))
+    prices = np.concatenate((np.zeros(n_private),
+                             rng.uniform(*PRICE_RANGE, sites - n_private))).round(6)
+    # Consistent: site 0 is the fastest, so the dearest.
+    prices = np.sort(prices)[::-1] if consistent else rng.permutation(prices)
+    upper = np.triu(rng.random((bots, bots)) < dependency, k=1)
+    edges = np.argwhere(upper)
+    data = bandwidth = site_bw = sr = sl = None
+    if communication:
+        data = rng.uniform(1.0, 1000.0, (bots, sites)).round(6)
+        bandwidth = (data / (etc * rng.uniform(0.5, 1.5, (bots, sites)))).round(9)
+        bandwidth = np.maximum(bandwidth, 1e-9)
+        effective = np.maximum(etc, data / bandwidth)
+        rate = data / effective
+        site_bw = np.maximum(tightness * procs * np.mean(rate, axis=0),
+                             rate.max(axis=0) * (1 + 1e-6)).round(6)
+    if storage:
+        sr = rng.uniform(1.0, 100.0, bots).round(6)
+        sl = np.maximum(tightness * procs * np.mean(sr), sr.max() * (1 + 1e-6)).round(6)
+    kind = "c" if consistent else "i"
+    return Instance(
+        name=name or f"gen-{scenario}-{kind}-{sites}s-{bots}b-s{seed}",
+        bot_ids=tuple(f"b{k}" for k in range(bots)),
+        site_ids=tuple(f"s{i}" for i in range(sites)),
+        tasks=tasks,
+        procs=procs,
+        price=prices,
+        compute=etc,
+        edges=edges,
+        data=data,
+        bandwidth=bandwidth,
+        site_bandwidth=site_bw,
+        storage=sr,
+        storage_limit=sl,
+        hard_limits=hard_limits,
+        provenance={
+            "generator": "hybridsched.bot_sites.generator.generate",
+            "sites": sites, "bots": bots, "tasks_per_bot": [t_lo, t_hi],
+            "procs_per_site": [p_lo, p_hi], "scenario": scenario, "consistent": consistent,
+            "seed": seed, "dependency": dependency, "private_share": private_share,
+            "communication": communication, "storage": storage, "hard_limits": hard_limits,
+            "tightness": tightness,
+        },
+    )
+
+
+def table2_inconsistent() -> Instance:
+    """The paper's Table 2 example (inconsistent ETC), optimal makespan 23.
+
+    Two sites with 3 and 2 processors, two BoTs of 5 tasks; BoT T1 takes 15
+    on S1 and 10 on S2, BoT T2 takes 8 and 9. Prices are not given in the
+    paper: both sites are free here.
+    """
+    return Instance(
+        name="gmo-table2-inconsistent",
+        bot_ids=("T1", "T2"),
+        site_ids=("S1", "S2"),
+        tasks=[5, 5],
+        procs=[3, 2],
+        price=[0.0, 0.0],
+        compute=[[15.0, 10.0], [8.0, 9.0]],
+        reference={"optimal_makespan": 23.0},
+        provenance={"source": "Duan, Prodan and Li (2014), Table 2 (inconsistent)"},
+    )
+
+
+#: Named instances for ``generate bot-sites --preset NAME``.
+PRESETS = {"gmo-table2-inconsistent": table2_inconsistent}
+
+
+def preset(name: str) -> Instance:
+    """The preset instance called ``name`` (one-line :class:`InputError` if unknown)."""
+    if name not in PRESETS:
+        raise InputError(f"--preset: unknown preset {name!r} (known: {', '.join(PRESETS)})")
+    return PRESETS[name]()
