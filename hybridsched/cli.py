@@ -35,9 +35,15 @@ generate_app = typer.Typer(help="Generate a seeded instance of a family.", no_ar
 app.add_typer(generate_app, name="generate")
 
 out = Console()
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True)
 
 OutputOption = Annotated[Path, typer.Option("-o", "--output", help="File to write.")]
+ObjectiveOption = Annotated[str | None, typer.Option(
+    help="Objective for families with several (bot-sites: makespan or cost).")]
+
+
+def _objective_options(objective: str | None) -> dict[str, str]:
+    return {} if objective is None else {"objective": objective}
 
 
 def _methods_for(family: str, spec: str | None) -> list[str]:
@@ -71,6 +77,98 @@ def generate_hybrid_deadline(
     instance = generate(tasks, parsed, seed, pms=pms, local_share=local_share, name=name)
     save_instance(output, get_family("hybrid-deadline"), instance)
     err.print(f"wrote {output}: {instance.n_tasks} tasks, {len(instance.pms)} PMs")
+
+
+@generate_app.command("bot-sites")
+def generate_bot_sites(
+    output: OutputOption,
+    sites: Annotated[int, typer.Option(help="Number of sites M.")] = 10,
+    bots: Annotated[int, typer.Option(help="Number of bags of tasks K.")] = 10,
+    tasks_per_bot: Annotated[str, typer.Option(help="Tasks per BoT, range A:B.")]
+    = "10000:20000",
+    procs_per_site: Annotated[str, typer.Option(help="Processors per site, range A:B.")]
+    = "64:128",
+    scenario: Annotated[str, typer.Option(help="HiHi, HiLo, LoHi or LoLo (Table 5).")]
+    = "HiHi",
+    consistent: Annotated[bool, typer.Option("--consistent/--inconsistent",
+                                             help="Consistent or inconsistent ETC.")] = False,
+    seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
+    dependency: Annotated[float, typer.Option(help="Edge probability between BoT pairs "
+                                                   "(acyclic DAG).")] = 0.1,
+    private_share: Annotated[float, typer.Option(help="Share of free private sites.")] = 0.3,
+    communication: Annotated[bool, typer.Option(help="Add data sizes and bandwidths "
+                                                     "(Table 6).")] = False,
+    storage: Annotated[bool, typer.Option(help="Add storage needs and limits.")] = False,
+    hard_limits: Annotated[bool, typer.Option(help="Make bandwidth/storage limits "
+                                                   "hard constraints.")] = False,
+    tightness: Annotated[float, typer.Option(help="Site limits as a share of demand.")] = 0.5,
+    preset: Annotated[str | None, typer.Option(help="A named instance, e.g. "
+                                               "gmo-table2-inconsistent.")] = None,
+    name: Annotated[str | None, typer.Option(help="Instance name.")] = None,
+) -> None:
+    """Bags of tasks on heterogeneous sites (Duan, Prodan and Li 2014 setup)."""
+    from hybridsched.bot_sites import generator
+
+    if preset is not None:
+        instance = generator.preset(preset)
+    else:
+        instance = generator.generate(
+            sites=sites, bots=bots,
+            tasks_per_bot=generator.parse_range(tasks_per_bot, "--tasks-per-bot"),
+            procs_per_site=generator.parse_range(procs_per_site, "--procs-per-site"),
+            scenario=scenario, consistent=consistent, seed=seed, dependency=dependency,
+            private_share=private_share, communication=communication, storage=storage,
+            hard_limits=hard_limits, tightness=tightness, name=name,
+        )
+    save_instance(output, get_family("bot-sites"), instance)
+    err.print(f"wrote {output}: {instance.n_bots} BoTs, {int(sum(instance.tasks))} tasks, "
+              f"{instance.n_sites} sites")
+
+
+@app.command("import-etc")
+def import_etc(
+    etc_file: Annotated[Path, typer.Argument(metavar="FILE", help="Braun ETC matrix file.")],
+    output: OutputOption,
+) -> None:
+    """Build a bot-sites instance from a Braun et al. ETC matrix (one task per BoT)."""
+    from hybridsched.io.etc import read_etc
+
+    instance = read_etc(etc_file)
+    save_instance(output, get_family("bot-sites"), instance)
+    err.print(f"wrote {output}: {instance.n_bots} tasks x {instance.n_sites} machines")
+
+
+@app.command()
+def pareto(
+    instance_file: Annotated[Path, typer.Argument(metavar="FILE", help="bot-sites instance.")],
+    output: Annotated[Path | None, typer.Option("-o", "--output",
+                                                help="Plot file (PNG, SVG, PDF).")] = None,
+    time_limit: Annotated[float | None, typer.Option(help="Seconds per exact solve.")] = 60.0,
+    max_points: Annotated[int, typer.Option(help="Most front points to compute.")] = 50,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Cost-makespan Pareto front (epsilon-constraint), with every heuristic's point."""
+    from hybridsched.experiments.pareto import pareto_report, plot_pareto
+
+    family, instance = load_instance(instance_file)
+    if family.name != "bot-sites":
+        raise InputError(f"{instance_file}: pareto supports bot-sites instances only")
+    report = pareto_report(instance, time_limit=time_limit, max_points=max_points)
+    if as_json:
+        print(json.dumps(report.to_dict()))
+    else:
+        table = Table(title=f"Pareto front of {instance.name}"
+                      + ("" if report.complete else " (partial: time limit)"))
+        for column in ("point", "makespan", "cost", "proven"):
+            table.add_column(column)
+        for n, point in enumerate(report.front):
+            table.add_row(str(n), _fmt(point.makespan), _fmt(point.cost), str(point.proven))
+        for label, (makespan, cost) in sorted(report.heuristics.items()):
+            table.add_row(label, _fmt(makespan), _fmt(cost), "heuristic")
+        out.print(table)
+    if output is not None:
+        plot_pareto(report, output)
+        err.print(f"wrote {output}")
 
 
 @app.command("import-swf")
@@ -109,11 +207,13 @@ def solve(
     output: Annotated[Path | None, typer.Option("-o", "--output",
                                                 help="Write the solution here.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    objective: ObjectiveOption = None,
 ) -> None:
     """Solve one instance with one method."""
     family, instance = load_instance(instance_file)
     get_method(family.name, method)
-    result = run_method(family.name, method, instance, seed=seed, time_limit=time_limit)
+    result = run_method(family.name, method, instance, seed=seed, time_limit=time_limit,
+                        **_objective_options(objective))
     if output is not None and result.solution is not None:
         save_solution(output, family, instance, result.solution, method=result.method,
                       status=result.status.value, objective=result.objective)
@@ -163,6 +263,7 @@ def compare(
     seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
     as_csv: Annotated[bool, typer.Option("--csv", help="Print CSV.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON records.")] = False,
+    objective: ObjectiveOption = None,
 ) -> None:
     """Compare methods: objective, gap to the optimum (or best bound), status, run time."""
     from hybridsched.experiments.compare import compare as run_compare
@@ -180,7 +281,8 @@ def compare(
         def step(instance: str, method: str) -> None:
             progress.update(bar, advance=1, description=f"{Path(instance).stem} {method}")
 
-        table = run_compare(files, names, time_limit=time_limit, seed=seed, on_step=step)
+        table = run_compare(files, names, time_limit=time_limit, seed=seed, on_step=step,
+                            objective=objective)
     if as_csv:
         print(table.to_csv(index=False), end="")
     elif as_json:
@@ -273,6 +375,9 @@ def run(argv: list[str] | None = None) -> int:
     except click.ClickException as exc:
         exc.show()
         return exc.exit_code
+    except RuntimeError as exc:  # a solver failure: report it, do not crash
+        err.print(f"solver error: {exc}", markup=False, highlight=False, soft_wrap=True)
+        return 1
     except click.exceptions.Abort:
         err.print("aborted")
         return 130

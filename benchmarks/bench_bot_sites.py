@@ -1,0 +1,118 @@
+"""Speed and quality benchmark of the bot-sites family (issue 3 targets).
+
+Prints, with medians over ``--runs`` runs and ``os.cpu_count()``:
+
+* GMO on 10^2 sites x 10^2 processors with 10^2 BoTs x 10^4 tasks (target
+  < 0.3 s) and with 10^3 BoTs x 10^4 tasks (target < 5 s), no DAG as in the
+  paper's Table 3;
+* G-Min-min, G-Max-min and G-Sufferage on 10^5 tasks on 10^3 processors
+  (10 sites x 100 processors, 10 BoTs x 10^4 tasks; target < 30 s each);
+* all six greedy heuristics together on each Braun instance (target < 1 s);
+* the exact model with a 60 s limit on u_c_hihi.0 and its gap to best_known.csv.
+
+Usage: ``python benchmarks/bench_bot_sites.py [--runs 3] [--exact-limit 60] [--no-exact]``.
+Braun data are read from ``$HYBRIDSCHED_DATA/braun-etc-512x16`` or
+``../shared/data/braun-etc-512x16``; that part is skipped when absent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+from pathlib import Path
+
+from _common import median_time, shared_data_dir
+
+from hybridsched import run_method
+from hybridsched.bot_sites.checker import check, evaluate
+from hybridsched.bot_sites.generator import generate
+from hybridsched.heuristics.gmo import gmo
+from hybridsched.heuristics.greedy import GREEDY
+from hybridsched.io.etc import read_etc
+from hybridsched.models.bot_bounds import lower_bound
+
+BRAUN = [f"u_{c}_{h}.0" for c in "cis" for h in ("hihi", "hilo", "lohi", "lolo")]
+
+
+def braun_dir() -> Path | None:
+    data = shared_data_dir()
+    folder = data / "braun-etc-512x16" if data else None
+    return folder if folder and (folder / "u_c_hihi.0").is_file() else None
+
+
+def timed(func, runs):
+    return median_time(func, runs)
+
+
+def bench_gmo(runs):
+    for bots, target in ((100, 0.3), (1000, 5.0)):
+        inst = generate(sites=100, bots=bots, tasks_per_bot=(10000, 10000),
+                        procs_per_site=(100, 100), scenario="HiHi", seed=0, dependency=0.0)
+        median, sol = timed(lambda inst=inst: gmo(inst), runs)
+        ev = evaluate(inst, sol)
+        lb = lower_bound(inst)
+        assert not check(inst, sol)
+        print(f"GMO  100 sites x 100 procs, {bots} BoTs x 10^4 tasks: median {median:.3f} s "
+              f"(target < {target} s) | games {sol.notes['games']}, stages "
+              f"{sol.notes['stages']} (first game {sol.notes['first_game_stages']}) | "
+              f"makespan {ev.objective:.1f}, fluid bound {lb:.1f}, gap "
+              f"{ev.objective / lb - 1:.1%}")
+
+
+def bench_batch(runs):
+    inst = generate(sites=10, bots=10, tasks_per_bot=(10000, 10000),
+                    procs_per_site=(100, 100), scenario="HiHi", seed=0, dependency=0.0)
+    lb = lower_bound(inst)
+    for name in ("g-min-min", "g-max-min", "g-sufferage"):
+        median, sol = timed(lambda name=name: GREEDY[name](inst), runs)
+        ms = evaluate(inst, sol).objective
+        print(f"{name:12s} 10^5 tasks on 10^3 processors: median {median:.2f} s "
+              f"(target < 30 s) | makespan {ms:.1f}, gap to fluid bound {ms / lb - 1:.1%}")
+    median, sol = timed(lambda: gmo(inst), runs)
+    ms = evaluate(inst, sol).objective
+    print(f"{'gmo':12s} same instance: median {median:.3f} s | makespan {ms:.1f}, "
+          f"gap {ms / lb - 1:.1%}")
+
+
+def bench_braun(folder, runs, exact_limit):
+    worst = 0.0
+    for name in BRAUN:
+        inst = read_etc(folder / name)
+        median, _ = timed(lambda inst=inst: [f(inst) for f in GREEDY.values()], runs)
+        worst = max(worst, median)
+        ms = evaluate(inst, GREEDY["g-min-min"](inst)).objective
+        print(f"six greedy on {name}: median {median:.3f} s (target < 1 s) | "
+              f"G-Min-min {ms:.1f}")
+    print(f"six greedy, slowest Braun instance: {worst:.3f} s")
+    if exact_limit is None:
+        return
+    with (folder / "best_known.csv").open(newline="") as handle:
+        best = {r["instance"]: float(r["best_known_makespan"]) for r in csv.DictReader(handle)}
+    inst = read_etc(folder / "u_c_hihi.0")
+    result = run_method("bot-sites", "exact", inst, time_limit=exact_limit)
+    bk = best["u_c_hihi.0"]
+    print(f"exact u_c_hihi.0 ({exact_limit:.0f} s limit): status {result.status.value}, "
+          f"makespan {result.objective:.1f}, bound {result.bound:.1f}, own gap "
+          f"{result.gap:.4%}, gap to best known {bk:.1f}: {result.objective / bk - 1:.4%} "
+          f"(wall {result.runtime_s:.1f} s)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--exact-limit", type=float, default=60.0)
+    parser.add_argument("--no-exact", action="store_true")
+    args = parser.parse_args()
+    print(f"os.cpu_count() = {os.cpu_count()}; medians of {args.runs} runs")
+    bench_gmo(args.runs)
+    bench_batch(max(1, min(args.runs, 3)))
+    folder = braun_dir()
+    if folder is None:
+        print("Braun data absent: skipped (set HYBRIDSCHED_DATA)")
+    else:
+        bench_braun(folder, args.runs, None if args.no_exact else args.exact_limit)
+
+
+if __name__ == "__main__":
+    main()
