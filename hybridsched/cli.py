@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 from typing import Annotated, Any
 
-import click
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -365,23 +364,24 @@ def run(argv: list[str] | None = None) -> int:
     solution found; 2 bad input (one line on standard error, no traceback).
     """
     try:
-        code = app(args=argv, standalone_mode=False)
+        # Standalone mode: the parser reports its own usage errors (exit 2) and ends
+        # with SystemExit; our own errors propagate here instead.
+        app(args=argv, standalone_mode=True)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except InputError as exc:
         err.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
         return 2
     except InfeasibleInstanceError as exc:
         err.print(f"infeasible: {exc}", markup=False, highlight=False, soft_wrap=True)
         return 1
-    except click.ClickException as exc:
-        exc.show()
-        return exc.exit_code
     except RuntimeError as exc:  # a solver failure: report it, do not crash
         err.print(f"solver error: {exc}", markup=False, highlight=False, soft_wrap=True)
         return 1
-    except click.exceptions.Abort:
+    except KeyboardInterrupt:
         err.print("aborted")
         return 130
-    return code if isinstance(code, int) else 0
+    return 0
 
 
 def main() -> None:

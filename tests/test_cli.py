@@ -127,3 +127,10 @@ def test_gantt_chart(tmp_path, capsys):
     assert call(capsys, "solve", DEFAULT, "--method", "cdf", "-o", sol)[0] == 0
     assert call(capsys, "gantt", DEFAULT, sol, "-o", png)[0] == 0
     assert png.stat().st_size > 1000
+
+
+@pytest.mark.parametrize("argv", [["solve", DEFAULT], ["solve", DEFAULT, "--method", "cdf",
+                                                       "--bogus"], ["frobnicate"]])
+def test_usage_errors_exit_2_without_traceback(capsys, argv):
+    code, _, err = call(capsys, *argv)
+    assert code == 2 and "Traceback" not in err
