@@ -45,13 +45,6 @@ def _objective_options(objective: str | None) -> dict[str, str]:
     return {} if objective is None else {"objective": objective}
 
 
-def _methods_for(family: str, spec: str | None) -> list[str]:
-    names = [m.strip() for m in spec.split(",") if m.strip()] if spec else list(methods(family))
-    for name in names:
-        get_method(family, name)
-    return names
-
-
 @generate_app.command("hybrid-deadline")
 def generate_hybrid_deadline(
     output: OutputOption,
@@ -267,21 +260,19 @@ def compare(
     """Compare methods: objective, gap to the optimum (or best bound), status, run time."""
     from hybridsched.experiments.compare import compare as run_compare
 
-    if methods_:
-        for path in files:
-            family, _ = load_instance(path)
-            _methods_for(family.name, methods_)
-    names = [m.strip() for m in methods_.split(",")] if methods_ else None
-    total = sum(len(names or methods(load_instance(p)[0].name)) for p in files)
+    names = [m.strip() for m in methods_.split(",") if m.strip()] if methods_ else None
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=err, transient=True) as progress:
-        bar = progress.add_task("solving", total=total)
+        bar = progress.add_task("loading", total=None)
+
+        def start(total: int) -> None:
+            progress.update(bar, total=total, description="solving")
 
         def step(instance: str, method: str) -> None:
             progress.update(bar, advance=1, description=f"{Path(instance).stem} {method}")
 
-        table = run_compare(files, names, time_limit=time_limit, seed=seed, on_step=step,
-                            objective=objective)
+        table = run_compare(files, names, time_limit=time_limit, seed=seed, on_start=start,
+                            on_step=step, objective=objective)
     if as_csv:
         print(table.to_csv(index=False), end="")
     elif as_json:

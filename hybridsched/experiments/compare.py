@@ -73,6 +73,7 @@ def compare(
     *,
     time_limit: float | None = None,
     seed: int = 0,
+    on_start: Callable[[int], None] | None = None,
     on_step: Callable[[str, str], None] | None = None,
     objective: str | None = None,
 ) -> pd.DataFrame:
@@ -88,6 +89,9 @@ def compare(
         Time limit in seconds for exact methods.
     seed:
         Seed passed to every method.
+    on_start:
+        Called once with the number of runs, after every file and method
+        name has been validated (nothing runs before bad input is reported).
     on_step:
         Called as ``on_step(instance_name, method)`` after each run (progress).
     objective:
@@ -102,6 +106,8 @@ def compare(
         for name in names:
             get_method(family.name, name)  # fail fast on unknown names
         plans.append((path, family, instance, names))
+    if on_start:
+        on_start(sum(len(names) for *_, names in plans))
     rows: list[dict[str, Any]] = []
     for path, family, instance, names in plans:
         results = []
