@@ -38,6 +38,13 @@ def deadline_for(work: np.ndarray | float, alpha: float) -> np.ndarray | float:
     return alpha * np.asarray(work) / 2.0
 
 
+def longest_in_job(work: np.ndarray, job_of: np.ndarray) -> np.ndarray:
+    """Per task, the work of the longest task of its job (``job_of``: job index per task)."""
+    longest = np.zeros(int(job_of.max()) + 1 if len(job_of) else 0)
+    np.maximum.at(longest, job_of, work)
+    return longest[job_of]
+
+
 def sized_local_pool(work: np.ndarray, deadline: np.ndarray, rng: np.random.Generator,
                      local_share: float, pms: int | None) -> tuple[PM, ...]:
     """PMs of the default mix, smallest first, covering about ``local_share`` of the work."""
@@ -102,11 +109,7 @@ def generate(
     alphas = (rng.choice(ALPHAS, len(job_sizes)) if alpha == "mixed"
               else np.full(len(job_sizes), alpha))
     job_of = np.repeat(np.arange(len(job_sizes)), job_sizes)
-    deadline = np.zeros(n_tasks)
-    for j, size in enumerate(job_sizes):
-        members = job_of == j
-        deadline[members] = deadline_for(work[members].max(), float(alphas[j]))
-        del size
+    deadline = np.asarray(deadline_for(longest_in_job(work, job_of), alphas[job_of]), float)
     local = sized_local_pool(work, deadline, rng, local_share, pms)
     return Instance(
         name=name or f"gen-{n_tasks}t-a{alpha}-s{seed}",

@@ -31,7 +31,7 @@ import numpy as np
 
 from hybridsched.errors import InputError
 from hybridsched.hybrid_deadline.default_platform import C3_LARGE, default_pms
-from hybridsched.hybrid_deadline.generator import ALPHAS, deadline_for
+from hybridsched.hybrid_deadline.generator import ALPHAS, deadline_for, longest_in_job
 from hybridsched.hybrid_deadline.instance import Instance
 from hybridsched.io.swf import SWFTrace
 
@@ -116,10 +116,8 @@ def instance_from_trace(
     work = np.array(run_s, dtype=float) / 3600.0
     deadline = np.asarray(deadline_for(work, alpha), dtype=float)
     if grouping == "window" and len(work):
-        jobs, inverse = np.unique(np.array(task_job), return_inverse=True)
-        longest = np.zeros(len(jobs))
-        np.maximum.at(longest, inverse, work)
-        deadline = np.asarray(deadline_for(longest[inverse], alpha), dtype=float)
+        _, job_of = np.unique(np.array(task_job), return_inverse=True)
+        deadline = np.asarray(deadline_for(longest_in_job(work, job_of), alpha), dtype=float)
     header = trace.header_fields()
     instance = Instance(
         name=name or f"swf-{header.get('Computer', 'trace').replace(' ', '_')}-a{alpha:g}",

@@ -51,3 +51,18 @@ def test_time_limit_returns_incumbent_with_bound_and_gap():
     assert result.bound is not None and result.bound <= instance.reference["optimal_cost"]
     assert result.objective >= instance.reference["optimal_cost"] - 1e-9
     assert result.gap is not None and result.gap >= 0
+
+
+@pytest.mark.parametrize("path", FILES, ids=[f.stem for f in FILES])
+def test_the_generator_still_reproduces_each_bundled_instance(path):
+    import numpy as np
+
+    from hybridsched.hybrid_deadline.generator import generate
+
+    _, instance = load_instance(path)
+    p = instance.provenance
+    again = generate(p["n_tasks"], p["alpha"], p["seed"], pms=p["pms"],
+                     local_share=p["local_share"])
+    assert np.array_equal(again.work, instance.work)
+    assert np.array_equal(again.deadline, instance.deadline)
+    assert again.pms == instance.pms and again.task_job == instance.task_job
