@@ -25,25 +25,28 @@ constraints for the checker.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-Positive = Annotated[float, Field(gt=0, allow_inf_nan=False)]
-NonNegative = Annotated[float, Field(ge=0, allow_inf_nan=False)]
-Finite = Annotated[float, Field(allow_inf_nan=False)]
-Identifier = Annotated[str, Field(min_length=1)]
+from hybridsched.io.documents import (
+    Finite,
+    Identifier,
+    InstanceHeader,
+    NonNegative,
+    Positive,
+    ReferenceBase,
+    SolutionHeader,
+    Strict,
+)
+
 Count = Annotated[int, Field(ge=1)]
 Row = list[Positive] | dict[str, Positive]
 
 FAMILY = "bot-sites"
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class SiteDoc(_Strict):
+class SiteDoc(Strict):
     """A site: ``procs`` identical processors, ``price`` per time unit of computation."""
 
     id: Identifier
@@ -53,7 +56,7 @@ class SiteDoc(_Strict):
     storage: Positive | None = None
 
 
-class BotDoc(_Strict):
+class BotDoc(Strict):
     """A bag of ``tasks`` identical tasks; ``etc`` gives one task's time on each site."""
 
     id: Identifier
@@ -64,24 +67,17 @@ class BotDoc(_Strict):
     storage: Positive | None = None
 
 
-class ReferenceDoc(BaseModel):
+class ReferenceDoc(ReferenceBase):
     """Recorded optimum or bounds (``optimal_makespan`` when proven)."""
-
-    model_config = ConfigDict(extra="allow", frozen=True)
 
     optimal_makespan: NonNegative | None = None
     optimal_cost: NonNegative | None = None
-    lower_bound: NonNegative | None = None
-    upper_bound: NonNegative | None = None
 
 
-class InstanceDoc(_Strict):
+class InstanceDoc(InstanceHeader):
     """A bot-sites instance file."""
 
-    format: Literal["hybridsched-instance"] = "hybridsched-instance"
-    version: Literal[1] = 1
     family: Literal["bot-sites"] = FAMILY
-    name: Identifier = "unnamed"
     units: dict[str, str] = Field(
         default_factory=lambda: {"time": "second", "price": "per second of computation"}
     )
@@ -90,10 +86,9 @@ class InstanceDoc(_Strict):
     edges: list[tuple[Identifier, Identifier]] = Field(default_factory=list)
     hard_limits: bool = False
     reference: ReferenceDoc | None = None
-    provenance: dict[str, Any] = Field(default_factory=dict)
 
 
-class BlockDoc(_Strict):
+class BlockDoc(Strict):
     """``count`` tasks of ``bot`` back to back on ``processor`` of ``site`` from ``start``."""
 
     bot: Identifier
@@ -103,14 +98,8 @@ class BlockDoc(_Strict):
     start: Finite
 
 
-class SolutionDoc(BaseModel):
+class SolutionDoc(SolutionHeader):
     """A bot-sites solution file (extra summary fields are allowed)."""
 
-    model_config = ConfigDict(extra="allow", frozen=True)
-
-    format: Literal["hybridsched-solution"] = "hybridsched-solution"
-    version: Literal[1] = 1
     family: Literal["bot-sites"] = FAMILY
-    instance: str | None = None
-    method: str | None = None
     blocks: list[BlockDoc]

@@ -8,29 +8,31 @@ prints the JSON Schema generated from these models.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
-Positive = Annotated[float, Field(gt=0, allow_inf_nan=False)]
-NonNegative = Annotated[float, Field(ge=0, allow_inf_nan=False)]
-Identifier = Annotated[str, Field(min_length=1)]
+from hybridsched.io.documents import (
+    Identifier,
+    InstanceHeader,
+    NonNegative,
+    Positive,
+    ReferenceBase,
+    SolutionHeader,
+    Strict,
+)
 
 FAMILY = "hybrid-deadline"
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class TaskDoc(_Strict):
+class TaskDoc(Strict):
     """One task: its work in GHz-hours (run time on a 1 GHz core)."""
 
     id: Identifier
     work: Positive
 
 
-class JobDoc(_Strict):
+class JobDoc(Strict):
     """A bag of independent tasks sharing one deadline (hours from time 0)."""
 
     id: Identifier
@@ -38,7 +40,7 @@ class JobDoc(_Strict):
     tasks: list[TaskDoc]
 
 
-class PMDoc(_Strict):
+class PMDoc(Strict):
     """A local physical machine: identical cores of ``capacity`` GHz each."""
 
     id: Identifier
@@ -46,7 +48,7 @@ class PMDoc(_Strict):
     capacity: Positive
 
 
-class VMTypeDoc(_Strict):
+class VMTypeDoc(Strict):
     """A public-cloud VM type, billed ``price`` dollars per started hour."""
 
     id: Identifier
@@ -55,23 +57,16 @@ class VMTypeDoc(_Strict):
     price: Positive
 
 
-class ReferenceDoc(BaseModel):
+class ReferenceDoc(ReferenceBase):
     """Recorded optimum or bounds of the instance (``optimal_cost`` when proven)."""
 
-    model_config = ConfigDict(extra="allow", frozen=True)
-
     optimal_cost: NonNegative | None = None
-    lower_bound: NonNegative | None = None
-    upper_bound: NonNegative | None = None
 
 
-class InstanceDoc(_Strict):
+class InstanceDoc(InstanceHeader):
     """A hybrid-deadline instance file."""
 
-    format: Literal["hybridsched-instance"] = "hybridsched-instance"
-    version: Literal[1] = 1
     family: Literal["hybrid-deadline"] = FAMILY
-    name: Identifier = "unnamed"
     units: dict[str, str] = Field(
         default_factory=lambda: {
             "time": "hour",
@@ -85,7 +80,6 @@ class InstanceDoc(_Strict):
     vm_types: list[VMTypeDoc]
     max_vms: Annotated[int, Field(ge=0)] | None = None
     reference: ReferenceDoc | None = None
-    provenance: dict[str, Any] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _unique_ids(self) -> InstanceDoc:
@@ -105,7 +99,7 @@ class InstanceDoc(_Strict):
         return self
 
 
-class VMDoc(_Strict):
+class VMDoc(Strict):
     """A rented VM: its own id, its type, and the billed hours it claims."""
 
     id: Identifier
@@ -113,7 +107,7 @@ class VMDoc(_Strict):
     lease_hours: Annotated[int, Field(ge=0)] | None = None
 
 
-class AssignmentDoc(_Strict):
+class AssignmentDoc(Strict):
     """Where and when one task runs."""
 
     task: Identifier
@@ -123,16 +117,10 @@ class AssignmentDoc(_Strict):
     finish: float
 
 
-class SolutionDoc(BaseModel):
+class SolutionDoc(SolutionHeader):
     """A hybrid-deadline solution file (extra summary fields are allowed)."""
 
-    model_config = ConfigDict(extra="allow", frozen=True)
-
-    format: Literal["hybridsched-solution"] = "hybridsched-solution"
-    version: Literal[1] = 1
     family: Literal["hybrid-deadline"] = FAMILY
-    instance: str | None = None
-    method: str | None = None
     vms: list[VMDoc] = Field(default_factory=list)
     assignments: list[AssignmentDoc]
     cost: NonNegative | None = None
