@@ -12,15 +12,6 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 
-def shared_data_dir() -> Path | None:
-    """``$HYBRIDSCHED_DATA`` or ``../shared/data`` beside the checkout, if present."""
-    candidates = [os.environ.get("HYBRIDSCHED_DATA"), HERE.parent.parent / "shared" / "data"]
-    for candidate in candidates:
-        if candidate and Path(candidate).is_dir():
-            return Path(candidate)
-    return None
-
-
 def median_time(func: Callable[[], object], repeats: int) -> tuple[float, object]:
     """Median wall time of ``repeats`` calls, and the last call's return value."""
     times, value = [], None

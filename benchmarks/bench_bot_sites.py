@@ -22,7 +22,7 @@ import csv
 import os
 from pathlib import Path
 
-from _common import median_time, shared_data_dir
+from _common import median_time
 
 from hybridsched import run_method
 from hybridsched.bot_sites.checker import check, evaluate
@@ -30,26 +30,22 @@ from hybridsched.bot_sites.generator import generate
 from hybridsched.heuristics.gmo import gmo
 from hybridsched.heuristics.greedy import GREEDY
 from hybridsched.io.etc import read_etc
+from hybridsched.io.shared_data import BRAUN_FOLDER, shared_data_path
 from hybridsched.models.bot_bounds import lower_bound
 
 BRAUN = [f"u_{c}_{h}.0" for c in "cis" for h in ("hihi", "hilo", "lohi", "lolo")]
 
 
 def braun_dir() -> Path | None:
-    data = shared_data_dir()
-    folder = data / "braun-etc-512x16" if data else None
+    folder = shared_data_path(BRAUN_FOLDER)
     return folder if folder and (folder / "u_c_hihi.0").is_file() else None
-
-
-def timed(func, runs):
-    return median_time(func, runs)
 
 
 def bench_gmo(runs):
     for bots, target in ((100, 0.3), (1000, 5.0)):
         inst = generate(sites=100, bots=bots, tasks_per_bot=(10000, 10000),
                         procs_per_site=(100, 100), scenario="HiHi", seed=0, dependency=0.0)
-        median, sol = timed(lambda inst=inst: gmo(inst), runs)
+        median, sol = median_time(lambda inst=inst: gmo(inst), runs)
         ev = evaluate(inst, sol)
         lb = lower_bound(inst)
         assert not check(inst, sol)
@@ -65,11 +61,11 @@ def bench_batch(runs):
                     procs_per_site=(100, 100), scenario="HiHi", seed=0, dependency=0.0)
     lb = lower_bound(inst)
     for name in ("g-min-min", "g-max-min", "g-sufferage"):
-        median, sol = timed(lambda name=name: GREEDY[name](inst), runs)
+        median, sol = median_time(lambda name=name: GREEDY[name](inst), runs)
         ms = evaluate(inst, sol).objective
         print(f"{name:12s} 10^5 tasks on 10^3 processors: median {median:.2f} s "
               f"(target < 30 s) | makespan {ms:.1f}, gap to fluid bound {ms / lb - 1:.1%}")
-    median, sol = timed(lambda: gmo(inst), runs)
+    median, sol = median_time(lambda: gmo(inst), runs)
     ms = evaluate(inst, sol).objective
     print(f"{'gmo':12s} same instance: median {median:.3f} s | makespan {ms:.1f}, "
           f"gap {ms / lb - 1:.1%}")
@@ -79,7 +75,7 @@ def bench_braun(folder, runs, exact_limit):
     worst = 0.0
     for name in BRAUN:
         inst = read_etc(folder / name)
-        median, _ = timed(lambda inst=inst: [f(inst) for f in GREEDY.values()], runs)
+        median, _ = median_time(lambda inst=inst: [f(inst) for f in GREEDY.values()], runs)
         worst = max(worst, median)
         ms = evaluate(inst, GREEDY["g-min-min"](inst)).objective
         print(f"six greedy on {name}: median {median:.3f} s (target < 1 s) | "

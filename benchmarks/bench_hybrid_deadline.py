@@ -19,7 +19,7 @@ import statistics
 import sys
 
 import numpy as np
-from _common import machine_line, median_time, shared_data_dir
+from _common import machine_line, median_time
 
 from hybridsched import run_method
 from hybridsched.heuristics.cdf import cdf
@@ -28,17 +28,16 @@ from hybridsched.heuristics.reassign import reassign
 from hybridsched.hybrid_deadline.checker import check, rent_cost
 from hybridsched.hybrid_deadline.generator import generate
 from hybridsched.hybrid_deadline.trace import instance_from_trace
+from hybridsched.io.shared_data import NASA_TRACE, shared_data_path
 from hybridsched.io.swf import read_swf
-
-TRACE = "traces/NASA-iPSC-1993-3.1-cln.swf.gz"
 
 
 def nasa_trace():
-    data = shared_data_dir()
-    if data is None or not (data / TRACE).exists():
-        print(f"skipped: {TRACE} not found (set HYBRIDSCHED_DATA or put ../shared/data)")
+    path = shared_data_path(NASA_TRACE)
+    if path is None:
+        print(f"skipped: {NASA_TRACE} not found (set HYBRIDSCHED_DATA or put ../shared/data)")
         return None
-    return read_swf(data / TRACE)
+    return read_swf(path)
 
 
 def part_trace(repeats: int) -> None:

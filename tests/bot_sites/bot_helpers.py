@@ -1,25 +1,18 @@
 """Helpers shared by the bot-sites tests."""
 
-import os
 from pathlib import Path
 
 import numpy as np
 
 from hybridsched.bot_sites.instance import Instance
+from hybridsched.io.shared_data import BRAUN_FOLDER, shared_data_path
 
 BRAUN_NAMES = [f"u_{c}_{h}.0" for c in "cis" for h in ("hihi", "hilo", "lohi", "lolo")]
 
 
 def braun_dir() -> Path | None:
-    candidates = []
-    if os.environ.get("HYBRIDSCHED_DATA"):
-        candidates.append(Path(os.environ["HYBRIDSCHED_DATA"]) / "braun-etc-512x16")
-    here = Path(__file__).resolve()
-    candidates.append(here.parents[3] / "shared" / "data" / "braun-etc-512x16")
-    for c in candidates:
-        if (c / "u_c_hihi.0").is_file():
-            return c
-    return None
+    folder = shared_data_path(BRAUN_FOLDER)
+    return folder if folder and (folder / "u_c_hihi.0").is_file() else None
 
 
 def random_instance(rng: np.random.Generator, *, K=None, M=None, dag=True, prices=True,
