@@ -8,8 +8,6 @@ BoT is fully scheduled and cannot start before their last finish.
 
 from __future__ import annotations
 
-import heapq
-
 
 def _setup(inst):
     site = [i for i in range(inst.n_sites) for _ in range(int(inst.procs[i]))]
@@ -20,22 +18,6 @@ def _setup(inst):
     return site, p, cost, tasks, preds
 
 
-def _topo(inst):
-    indeg = [len(x) for x in inst.predecessors]
-    succ = inst.successors
-    heap = [k for k in range(inst.n_bots) if indeg[k] == 0]
-    heapq.heapify(heap)
-    out = []
-    while heap:
-        k = heapq.heappop(heap)
-        out.append(k)
-        for s in succ[k]:
-            indeg[s] -= 1
-            if indeg[s] == 0:
-                heapq.heappush(heap, s)
-    return out
-
-
 def one_pass(inst, rule, objective="makespan"):
     """G-MET, G-MCT, G-OLB: tasks in list order (BoTs in topological order)."""
     site, p, cost, _, preds = _setup(inst)
@@ -43,7 +25,7 @@ def one_pass(inst, rule, objective="makespan"):
     mat = [0.0] * N
     finish = [0.0] * inst.n_bots
     out = []
-    for k in _topo(inst):
+    for k in inst.topological_order():
         r = max([finish[a] for a in preds[k]], default=0.0)
         for _ in range(int(inst.tasks[k])):
             best, best_key = None, None
