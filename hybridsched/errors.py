@@ -2,7 +2,10 @@
 
 ``InputError`` means the user gave something unusable (exit code 2);
 ``InfeasibleInstanceError`` means the instance itself admits no schedule
-(exit code 1), and names the offending items.
+(exit code 1), and names the offending items; ``MethodFailedError`` means a
+heuristic could not build a schedule, which proves nothing about the instance.
+
+Every layer may import this module: it imports nothing from the package.
 """
 
 from __future__ import annotations
@@ -21,3 +24,7 @@ class InfeasibleInstanceError(Exception):
     def __init__(self, message: str, items: list[str] | tuple[str, ...] = ()):
         super().__init__(message)
         self.items = tuple(items)
+
+
+class MethodFailedError(Exception):
+    """A heuristic that could not build a schedule (not a proof of infeasibility)."""

@@ -53,6 +53,10 @@ class Family:
     lower_bound:
         Optional ``lower_bound(instance) -> float``: a bound cheap enough to
         compute for ``compare`` on instances too large for the exact model.
+    objectives:
+        Metric names a user may choose to optimise with the ``objective``
+        option (``("makespan", "cost")`` for bot-sites); empty when the
+        family has one objective, which is then the only one.
     """
 
     name: str
@@ -66,6 +70,7 @@ class Family:
     infeasible_items: Callable[[Any], list[str]]
     reference: Callable[[Any], dict[str, float]]
     lower_bound: Callable[[Any], float] | None = None
+    objectives: tuple[str, ...] = ()
 
 
 _FAMILIES: dict[str, Family] = {}

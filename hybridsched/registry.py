@@ -8,18 +8,19 @@ with the family's checker and always returns a ``Result``.
 
 from __future__ import annotations
 
+import inspect
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from hybridsched.errors import InfeasibleInstanceError, InputError
+from hybridsched.errors import InfeasibleInstanceError, InputError, MethodFailedError
 from hybridsched.families import get_family
 from hybridsched.result import Result, Status
 
-
-class MethodFailedError(Exception):
-    """A heuristic that could not build a schedule (not a proof of infeasibility)."""
+__all__ = ["Method", "MethodFailedError", "get_method", "methods", "register_method",
+           "run_method"]
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,53 @@ def get_method(family: str, name: str) -> Method:
     return known[name]
 
 
+def check_options(family: str, name: str, options: dict[str, Any]) -> None:
+    """Reject options that method ``name`` of ``family`` does not take (one-line InputError).
+
+    ``objective`` must also name one of the family's selectable objectives.
+    """
+    fam = get_family(family)
+    method = get_method(family, name)
+    accepted = _accepted_options(method.func)
+    for option, value in options.items():
+        if accepted is not None and option not in accepted:
+            takes = ", ".join(sorted(accepted)) or "no options"
+            raise InputError(f"option --{option.replace('_', '-')} is not accepted by family "
+                             f"{family!r} "
+                             f"(method {name!r} takes: {takes})")
+        if option == "objective" and value not in fam.objectives:
+            choices = ", ".join(fam.objectives) or "none: it has a single objective"
+            raise InputError(f"option --objective: {value!r} is not an objective of family "
+                             f"{family!r} (choose from: {choices})")
+
+
+def _accepted_options(func: Callable[..., Any]) -> set[str] | None:
+    """Keyword options of ``func`` besides seed and time_limit (``None``: anything goes)."""
+    parameters = inspect.signature(func).parameters.values()
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        return None
+    return {p.name for p in parameters
+            if p.kind is inspect.Parameter.KEYWORD_ONLY and p.name not in ("seed", "time_limit")}
+
+
+def check_run_settings(seed: int | None, time_limit: float | None) -> float | None:
+    """Validate a seed and a time limit; return the limit (``inf`` becomes ``None``).
+
+    A time limit of 0 is valid: exact methods then return their warm start
+    with the bound they have, without building a model.
+    """
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        raise InputError(f"seed: must be a non-negative integer, got {seed!r}")
+    if time_limit is None:
+        return None
+    if isinstance(time_limit, bool) or not isinstance(time_limit, int | float):
+        raise InputError(f"time limit: must be a number of seconds, got {time_limit!r}")
+    if math.isnan(time_limit) or time_limit < 0:
+        raise InputError(f"time limit: must be >= 0 seconds (0: warm start only), "
+                         f"got {time_limit}")
+    return None if math.isinf(time_limit) else float(time_limit)
+
+
 def run_method(
     family: str,
     name: str,
@@ -88,14 +136,19 @@ def run_method(
     """Run one method and return a checked :class:`Result`.
 
     ``options`` are passed on to the method (e.g. ``objective="cost"`` for
-    families with several objectives).
+    families with several objectives); options the method does not take,
+    negative seeds and negative or NaN time limits raise :class:`InputError`
+    before anything runs.
 
     The objective and metrics always come from the family's ``evaluate``;
-    a schedule that fails the family's checker is reported as an error
-    rather than passed on.
+    with ``objective=...`` the result's ``objective`` is that metric (and the
+    method's bound and status refer to it). A schedule that fails the
+    family's checker is reported as an error rather than passed on.
     """
     fam = get_family(family)
     method = get_method(family, name)
+    check_options(family, name, options)
+    time_limit = check_run_settings(seed, time_limit)
     infeasible = fam.infeasible_items(instance)
     if infeasible:
         return Result(
@@ -124,6 +177,9 @@ def run_method(
     else:
         result = Result(name, family, Status.FEASIBLE, solution=produced, runtime_s=runtime,
                         cpu_s=cpu, seed=seed)
+    objective = options.get("objective")
+    if objective is not None:
+        result.metrics.setdefault("optimised", objective)
     if result.status.has_solution:
         violations = fam.check(instance, result.solution)
         if violations:
@@ -131,7 +187,8 @@ def run_method(
                 f"method {name!r} produced an invalid schedule: " + "; ".join(violations[:5])
             )
         evaluation = fam.evaluate(instance, result.solution)
-        result.objective = evaluation.objective
+        result.objective = (evaluation.objective if objective is None
+                            else float(evaluation.metrics[objective]))
         result.metrics = {**evaluation.metrics, **result.metrics}
         if result.status is Status.OPTIMAL and result.bound is None:
             result.bound = result.objective

@@ -15,6 +15,10 @@ from hybridsched.families import Evaluation
 from hybridsched.hybrid_deadline.instance import TIME_TOL, Instance
 from hybridsched.hybrid_deadline.solution import Solution
 
+#: Relative tolerance when comparing a solution's stated cost or makespan with the
+#: recomputed value (files store floats with 17 significant digits).
+CLAIM_RTOL = 1e-9
+
 #: Linear PM power model of the paper (after Baliga et al.): watts idle / full.
 IDLE_WATTS = 70.0
 FULL_WATTS = 110.0
@@ -91,19 +95,35 @@ def check(instance: Instance, solution: Solution) -> list[str]:
     if problems:
         return problems
 
+    return problems + _claim_problems(instance, solution)
+
+
+def _claim_problems(instance: Instance, solution: Solution) -> list[str]:
+    """Every claim the solution states (lease hours per VM, cost, makespan) that is wrong.
+
+    Each claim present is checked on its own: a VM without a lease claim does
+    not excuse a wrong claim on another VM. Cost and makespan must match the
+    recomputed values within :data:`CLAIM_RTOL` relative (and 1e-9 absolute).
+    """
+    problems: list[str] = []
     leases = vm_billed_hours(instance, solution)
-    if solution.reported_lease_hours is not None:
-        if len(solution.reported_lease_hours) != len(leases):
-            problems.append("reported lease hours do not match the number of VMs")
+    claimed = solution.reported_lease_hours
+    if claimed is not None:
+        if len(claimed) != len(leases):
+            problems.append(f"{len(claimed)} lease claims for {len(leases)} rented VMs")
         else:
-            claimed = zip(solution.reported_lease_hours, leases, strict=True)
-            for j, (got, want) in enumerate(claimed):
-                if got != want:
+            for j, (got, want) in enumerate(zip(claimed, leases, strict=True)):
+                if got is not None and got != want:
                     problems.append(f"VM {j}: reported {got} lease hours, schedule needs {want}")
-    if solution.reported_cost is not None:
-        cost = rent_cost(instance, solution)
-        if abs(solution.reported_cost - cost) > 1e-6 * max(1.0, cost):
-            problems.append(f"reported cost {solution.reported_cost} != recomputed {cost}")
+    for what, stated, actual in (
+        ("cost", solution.reported_cost, rent_cost(instance, solution)),
+        ("makespan", solution.reported_makespan,
+         float(solution.finish.max()) if instance.n_tasks else 0.0),
+    ):
+        if stated is not None and not math.isclose(stated, actual, rel_tol=CLAIM_RTOL,
+                                                    abs_tol=1e-9):
+            problems.append(f"reported {what} {stated} != recomputed {actual}")
+    return problems
     return problems
 
 

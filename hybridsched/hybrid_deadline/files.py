@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -105,16 +106,43 @@ def solution_from_dict(document: Any, instance: Instance, source: str = "<soluti
     if not seen.all():
         missing = [instance.task_ids[i] for i in np.flatnonzero(~seen)[:5]]
         raise InputError(f"{source}: field assignments: tasks not assigned: {', '.join(missing)}")
-    leases = [vm.lease_hours for vm in doc.vms]
+    leases = tuple(vm.lease_hours for vm in doc.vms)
     return Solution(
         tuple(vm_types),
         machine,
         core,
         start,
         finish,
-        reported_lease_hours=tuple(leases) if all(h is not None for h in leases) else None,
-        reported_cost=doc.cost,
+        reported_lease_hours=leases if any(h is not None for h in leases) else None,
+        reported_cost=_stated(doc, "cost", source),
+        reported_makespan=_stated(doc, "makespan", source),
     )
+
+
+def _stated(doc: SolutionDoc, field: str, source: str) -> float | None:
+    """A summary value the file states (``cost``, ``makespan``), or ``None``.
+
+    ``objective`` is the rent cost in this family, so a stated objective is
+    read as a cost claim when ``cost`` itself is absent, and must agree with it
+    when both are given.
+    """
+    extra = doc.model_extra or {}
+    values = {"cost": doc.cost, "makespan": extra.get("makespan")}
+    if field == "cost" and extra.get("objective") is not None:
+        objective = extra["objective"]
+        if doc.cost is None:
+            values["cost"] = objective
+        elif isinstance(objective, int | float) and not math.isclose(
+                objective, doc.cost, rel_tol=1e-9, abs_tol=1e-9):
+            raise InputError(f"{source}: field objective: {objective} differs from the "
+                             f"stated cost {doc.cost}")
+    value = values[field]
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        name = "objective" if field == "cost" and doc.cost is None else field
+        raise InputError(f"{source}: field {name}: expected a finite number, got {value!r}")
+    return float(value)
 
 
 def solution_to_dict(
@@ -130,6 +158,7 @@ def solution_to_dict(
         "instance": instance.name,
         **summary,
         "cost": rent_cost(instance, solution),
+        "makespan": float(solution.finish.max()) if instance.n_tasks else 0.0,
         "vms": [
             {"id": vm_id(j), "type": instance.vm_types[t].id, "lease_hours": leases[j]}
             for j, t in enumerate(solution.vm_types)

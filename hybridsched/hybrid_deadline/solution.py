@@ -25,8 +25,9 @@ class Solution:
     machine, core, start, finish:
         Per task (instance order): machine number, core number on that
         machine, start and finish time (hours).
-    reported_lease_hours, reported_cost:
-        What the producer claims; the checker recomputes both.
+    reported_lease_hours, reported_cost, reported_makespan:
+        What the producer claims (a lease entry may be ``None``: no claim
+        for that VM); the checker recomputes each claim that is present.
     """
 
     vm_types: tuple[int, ...]
@@ -34,8 +35,9 @@ class Solution:
     core: np.ndarray
     start: np.ndarray
     finish: np.ndarray
-    reported_lease_hours: tuple[int, ...] | None = None
+    reported_lease_hours: tuple[int | None, ...] | None = None
     reported_cost: float | None = None
+    reported_makespan: float | None = None
     notes: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:

@@ -1,0 +1,65 @@
+"""Progress reports from deep inside a method, without threading callbacks through every call.
+
+The command line wraps a long call in :func:`solver_progress`; the HiGHS
+driver (:mod:`hybridsched.models.highs`) reports to whatever reporter is
+active. Library users who never ask for progress pay nothing.
+
+HiGHS runs inside Pyomo's output capture, which redirects the process's
+standard error *file descriptor* while it solves, so a reporter that draws on
+the terminal must write to :func:`terminal_stderr` (a duplicate of the
+original descriptor), not to ``sys.stderr``.
+
+Example
+-------
+>>> from hybridsched.progress import solver_progress
+>>> seen = []
+>>> with solver_progress(lambda elapsed, incumbent, bound: seen.append(bound)):
+...     pass  # run_method(..., "exact", ...) here
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
+from typing import TextIO
+
+#: ``reporter(elapsed_s, incumbent, bound)``; incumbent/bound are ``None`` until known.
+SolverReporter = Callable[[float, float | None, float | None], None]
+
+_reporter: ContextVar[SolverReporter | None] = ContextVar("hybridsched_solver_reporter",
+                                                            default=None)
+_stderr_copy: TextIO | None = None
+
+
+@contextlib.contextmanager
+def solver_progress(reporter: SolverReporter | None) -> Iterator[None]:
+    """Make ``reporter`` receive the solver's progress within the ``with`` block."""
+    token = _reporter.set(reporter)
+    try:
+        yield
+    finally:
+        _reporter.reset(token)
+
+
+def current_reporter() -> SolverReporter | None:
+    """The active reporter, or ``None``."""
+    return _reporter.get()
+
+
+def terminal_stderr() -> TextIO:
+    """A text stream on a duplicate of the original standard error descriptor.
+
+    Writes to it reach the terminal even while a solver captures descriptors 1
+    and 2. Falls back to ``sys.stderr`` when the descriptor cannot be
+    duplicated (e.g. under pytest's capture).
+    """
+    global _stderr_copy
+    if _stderr_copy is None:
+        try:
+            _stderr_copy = os.fdopen(os.dup(sys.__stderr__.fileno()), "w", buffering=1)
+        except (AttributeError, OSError, ValueError):
+            return sys.stderr
+    return _stderr_copy

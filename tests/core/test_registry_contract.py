@@ -1,0 +1,80 @@
+"""Issue 6 items 10-12, 14 and the import-layering mend: the registry's contract."""
+
+import math
+import subprocess
+import sys
+
+from pathlib import Path
+
+import pytest
+
+from hybridsched import load_instance, run_method
+from hybridsched.budget import BudgetExpired, TimeBudget
+from hybridsched.errors import InputError, MethodFailedError
+from hybridsched.registry import MethodFailedError as ReExported
+
+INSTANCES = Path(__file__).resolve().parents[2] / "instances"
+
+HD = INSTANCES / "hybrid-deadline" / "small-01.json"
+BOTS = INSTANCES / "bot-sites" / "small-hihi-i-3s-4b.json"
+
+
+@pytest.mark.parametrize("limit", [-1.0, math.nan, -0.0001])
+def test_negative_or_nan_time_limit_is_bad_input(limit):
+    _, instance = load_instance(HD)
+    with pytest.raises(InputError, match="time limit"):
+        run_method("hybrid-deadline", "exact", instance, time_limit=limit)
+
+
+@pytest.mark.parametrize("seed", [-1, 1.5, True])
+def test_bad_seed_is_bad_input(seed):
+    _, instance = load_instance(HD)
+    with pytest.raises(InputError, match="seed"):
+        run_method("hybrid-deadline", "cdf", instance, seed=seed)
+
+
+def test_option_a_family_does_not_take_is_named():
+    _, instance = load_instance(HD)
+    with pytest.raises(InputError, match=r"--objective.*'hybrid-deadline'"):
+        run_method("hybrid-deadline", "cdf", instance, objective="cost")
+
+
+def test_unknown_objective_is_named_with_the_choices():
+    _, instance = load_instance(BOTS)
+    with pytest.raises(InputError, match="choose from: makespan, cost"):
+        run_method("bot-sites", "gmo", instance, objective="energy")
+
+
+def test_result_objective_is_the_optimised_one():
+    _, instance = load_instance(BOTS)
+    result = run_method("bot-sites", "gmo", instance, objective="cost")
+    assert result.objective == result.metrics["cost"]
+    assert result.metrics["optimised"] == "cost"
+    assert result.metrics["makespan"] > 0
+
+
+def test_budget_counts_down_and_expires():
+    budget = TimeBudget(0.0)
+    assert budget.limited and budget.warm_start_only and budget.expired()
+    with pytest.raises(BudgetExpired, match="building"):
+        budget.check("building the model")
+    unlimited = TimeBudget(None)
+    assert unlimited.remaining() is None and not unlimited.expired()
+    unlimited.check("anything")
+    assert 0 < TimeBudget(5).remaining() <= 5
+    with pytest.raises(ValueError):
+        TimeBudget(-1)
+
+
+def test_method_failed_error_lives_in_errors():
+    assert ReExported is MethodFailedError
+    assert MethodFailedError.__module__ == "hybridsched.errors"
+
+
+def test_heuristics_and_models_do_not_import_the_registry():
+    code = ("import sys, hybridsched.heuristics.cdf, hybridsched.heuristics.ffd, "
+            "hybridsched.heuristics.gmo, hybridsched.heuristics.greedy; "
+            "print('hybridsched.registry' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "False"
