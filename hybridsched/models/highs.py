@@ -1,13 +1,24 @@
 """Solving Pyomo models with HiGHS (through Pyomo's APPSI interface to highspy).
 
-Tolerances: HiGHS's defaults (primal feasibility 1e-7, MIP feasibility 1e-6)
-are far looser than the checkers' 1e-9, so a solver "solution" could break a
-deadline by a microsecond. :data:`SOLVER_TOL` tightens both to 1e-9. The
-models are built so that their feasible set *contains* every schedule the
-family checker accepts (right-hand sides include the checker's tolerance),
-which makes a proof of infeasibility and the dual bound valid for the real
-problem; the schedule read back is always re-checked by the family checker
-before anything is claimed about it.
+Tolerances: HiGHS's default primal feasibility tolerance (1e-7) is looser
+than the checkers' 1e-9, so a solver "solution" could break a deadline by a
+microsecond; :data:`SOLVER_TOL` tightens it to 1e-9. The MIP feasibility
+(integrality) tolerance stays at HiGHS's default 1e-6 on purpose: below it,
+HiGHS 1.15 with a MIP start and presolve reported a wrong optimum (8.03 on
+a DAG instance whose optimum is 5.873: ``tests/core/test_highs_driver.py``
+replays it; see also HiGHS issues #1958 and #2033, where the maintainers
+advise against tight integrality tolerances).
+Presolve is off: with it, HiGHS 1.12-1.15 also proves that wrong optimum
+without any MIP start at default tolerances (its cuts cut off the optimum;
+compare HiGHS issue #3170), while with presolve off every setting we tried
+is right; on the bundled instances it costs nothing measurable
+(``benchmarks/`` figures in the README).
+Soundness does not rest on tolerances anyway: the models are built so that
+their feasible set *contains* every schedule the family checker accepts
+(right-hand sides include the checker's tolerance), which makes a proof of
+infeasibility and the dual bound valid for the real problem, and the
+schedule read back is always re-checked by the family checker before
+anything is claimed about it.
 
 Time: the limit given here is the *remaining* time of the whole method
 (:class:`~hybridsched.budget.TimeBudget`): the Pyomo-to-HiGHS translation is
@@ -29,8 +40,21 @@ from hybridsched.budget import BudgetExpired, TimeBudget
 from hybridsched.progress import current_reporter
 from hybridsched.result import Status
 
-#: Primal and MIP feasibility tolerance given to HiGHS (its defaults are 1e-7 / 1e-6).
+#: Primal feasibility tolerance given to HiGHS (its default is 1e-7).
 SOLVER_TOL = 1e-9
+
+#: HiGHS's MIP (integrality) feasibility tolerance, left at its default (module docstring).
+MIP_FEASIBILITY_TOL = 1e-6
+
+#: Options every solve starts from (one thread per run: campaigns run one run per core;
+#: presolve off: see the module docstring).
+HIGHS_OPTIONS: dict[str, Any] = {
+    "threads": 1,
+    "random_seed": 0,
+    "primal_feasibility_tolerance": SOLVER_TOL,
+    "mip_feasibility_tolerance": MIP_FEASIBILITY_TOL,
+    "presolve": "off",
+}
 
 #: Seconds between two progress reports to the active reporter.
 REPORT_EVERY_S = 0.25
@@ -97,13 +121,7 @@ def solve_with_highs(
     solver.config.load_solution = False
     solver.config.stream_solver = verbose
     solver.config.warmstart = warm_start
-    solver.highs_options = {
-        "threads": 1,
-        "random_seed": 0,
-        "primal_feasibility_tolerance": SOLVER_TOL,
-        "mip_feasibility_tolerance": SOLVER_TOL,
-        **(options or {}),
-    }
+    solver.highs_options = {**HIGHS_OPTIONS, **(options or {})}
     solver.set_instance(model)
     limits = [t for t in (time_limit, budget.remaining() if budget else None) if t is not None]
     if budget is not None and budget.expired():
