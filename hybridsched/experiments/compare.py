@@ -8,7 +8,8 @@ from typing import Any
 
 import pandas as pd
 
-from hybridsched.registry import get_method, run_method
+from hybridsched.errors import InputError
+from hybridsched.registry import check_options, get_method, run_method
 from hybridsched.registry import methods as registered_methods
 from hybridsched.result import Result, Status, relative_gap
 from hybridsched.storage import load_instance
@@ -76,6 +77,7 @@ def compare(
     on_start: Callable[[int], None] | None = None,
     on_step: Callable[[str, str], None] | None = None,
     objective: str | None = None,
+    on_run_start: Callable[[str, str], None] | None = None,
 ) -> pd.DataFrame:
     """Solve every instance with every method; one row per instance x method.
 
@@ -84,7 +86,8 @@ def compare(
     paths:
         Instance files (any family; the family is read from each file).
     method_names:
-        Methods to run (default: every method of each instance's family).
+        Methods to run (default, ``None``: every method of each instance's
+        family). An empty list is an error.
     time_limit:
         Time limit in seconds for exact methods.
     seed:
@@ -93,18 +96,31 @@ def compare(
         Called once with the number of runs, after every file and method
         name has been validated (nothing runs before bad input is reported).
     on_step:
-        Called as ``on_step(instance_name, method)`` after each run (progress).
+        Called as ``on_step(instance_path, method)`` after each run (progress).
     objective:
         For families with several objectives (bot-sites: ``"cost"``), passed
         to every method; the table then reports that objective's values.
+    on_run_start:
+        Called as ``on_run_start(instance_path, method)`` just before each
+        run, so that progress displays can name the run in progress.
+
+    Raises
+    ------
+    InputError
+        Before anything runs: a bad file, an unknown method, an option a
+        method does not take, or an empty ``method_names``.
     """
+    if method_names is not None and not list(method_names):
+        raise InputError("--methods: no method given")
     options = {} if objective is None else {"objective": objective}
     loaded = [(path, *load_instance(path)) for path in paths]  # fail fast on bad files
     plans = []
     for path, family, instance in loaded:
-        names = list(method_names or registered_methods(family.name))
+        names = list(registered_methods(family.name) if method_names is None
+                     else method_names)
         for name in names:
             get_method(family.name, name)  # fail fast on unknown names
+            check_options(family.name, name, options)
         plans.append((path, family, instance, names))
     if on_start:
         on_start(sum(len(names) for *_, names in plans))
@@ -112,6 +128,8 @@ def compare(
     for path, family, instance, names in plans:
         results = []
         for name in names:
+            if on_run_start:
+                on_run_start(str(path), name)
             results.append(run_method(family.name, name, instance, seed=seed,
                                       time_limit=time_limit, **options))
             if on_step:

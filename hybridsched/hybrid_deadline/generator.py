@@ -28,6 +28,7 @@ import numpy as np
 from hybridsched.errors import InputError
 from hybridsched.hybrid_deadline.default_platform import C3_LARGE, default_pms
 from hybridsched.hybrid_deadline.instance import PM, Instance
+from hybridsched.io.documents import MAX_TASKS
 
 Alpha = int | Literal["mixed"]
 ALPHAS = (1, 2, 3, 4)
@@ -83,11 +84,11 @@ def generate(
     Parameters
     ----------
     n_tasks:
-        Number of tasks (>= 0).
+        Number of tasks (0 to :data:`~hybridsched.io.documents.MAX_TASKS`).
     alpha:
         Deadline factor 1-4, or ``"mixed"`` (drawn per job).
     seed:
-        Seed of every random draw; the same seed gives the same instance.
+        Seed of every random draw (>= 0); the same seed gives the same instance.
     pms:
         Number of local PMs (default: sized by ``local_share``).
     local_share:
@@ -95,8 +96,10 @@ def generate(
     name:
         Instance name (default from the parameters).
     """
-    if n_tasks < 0:
-        raise InputError(f"--tasks: must be >= 0, got {n_tasks}")
+    if not 0 <= n_tasks <= MAX_TASKS:
+        raise InputError(f"--tasks: must be between 0 and {MAX_TASKS}, got {n_tasks}")
+    if isinstance(seed, bool) or not hasattr(seed, "__index__") or seed < 0:
+        raise InputError(f"--seed: must be a non-negative integer, got {seed!r}")
     if alpha != "mixed" and alpha not in ALPHAS:
         raise InputError(f"--alpha: must be one of 1, 2, 3, 4 or 'mixed', got {alpha!r}")
     if not 0 < local_share <= 1:

@@ -8,14 +8,20 @@ prints the JSON Schema generated from these models.
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Literal
 
-from pydantic import Field, model_validator
+from pydantic import AfterValidator, Field, model_validator
 
 from hybridsched.io.documents import (
+    MAX_TASKS,
+    CoreCount,
+    CoreIndex,
+    Finite,
     Identifier,
     InstanceHeader,
     NonNegative,
+    NonNegativeInt,
     Positive,
     ReferenceBase,
     SolutionHeader,
@@ -23,6 +29,20 @@ from hybridsched.io.documents import (
 )
 
 FAMILY = "hybrid-deadline"
+
+#: Identifiers given to rented VMs in solution files (``vm-0``, ``vm-1``, ...).
+VM_ID = re.compile(r"vm-\d+")
+
+
+def _not_a_vm_id(value: str) -> str:
+    """PM ids may not look like generated VM ids, which would make solutions ambiguous."""
+    if VM_ID.fullmatch(value):
+        raise ValueError(f"PM id {value!r} is reserved: ids vm-<number> name rented VMs "
+                         "in solution files")
+    return value
+
+
+PMId = Annotated[Identifier, AfterValidator(_not_a_vm_id)]
 
 
 class TaskDoc(Strict):
@@ -41,10 +61,13 @@ class JobDoc(Strict):
 
 
 class PMDoc(Strict):
-    """A local physical machine: identical cores of ``capacity`` GHz each."""
+    """A local physical machine: identical cores of ``capacity`` GHz each.
 
-    id: Identifier
-    cores: Annotated[int, Field(gt=0)]
+    Its id may not have the form ``vm-<number>``, which names rented VMs.
+    """
+
+    id: PMId
+    cores: CoreCount
     capacity: Positive
 
 
@@ -52,7 +75,7 @@ class VMTypeDoc(Strict):
     """A public-cloud VM type, billed ``price`` dollars per started hour."""
 
     id: Identifier
-    cores: Annotated[int, Field(gt=0)]
+    cores: CoreCount
     capacity: Positive
     price: Positive
 
@@ -78,11 +101,14 @@ class InstanceDoc(InstanceHeader):
     jobs: list[JobDoc]
     pms: list[PMDoc]
     vm_types: list[VMTypeDoc]
-    max_vms: Annotated[int, Field(ge=0)] | None = None
+    max_vms: NonNegativeInt | None = None
     reference: ReferenceDoc | None = None
 
     @model_validator(mode="after")
     def _unique_ids(self) -> InstanceDoc:
+        n_tasks = sum(len(j.tasks) for j in self.jobs)
+        if n_tasks > MAX_TASKS:
+            raise ValueError(f"{n_tasks} tasks: an instance may have at most {MAX_TASKS}")
         def duplicates(ids: list[str]) -> list[str]:
             seen: set[str] = set()
             return [i for i in ids if i in seen or seen.add(i)]
@@ -104,7 +130,7 @@ class VMDoc(Strict):
 
     id: Identifier
     type: Identifier
-    lease_hours: Annotated[int, Field(ge=0)] | None = None
+    lease_hours: NonNegativeInt | None = None
 
 
 class AssignmentDoc(Strict):
@@ -112,9 +138,9 @@ class AssignmentDoc(Strict):
 
     task: Identifier
     machine: Identifier
-    core: Annotated[int, Field(ge=0)]
-    start: float
-    finish: float
+    core: CoreIndex
+    start: Finite
+    finish: Finite
 
 
 class SolutionDoc(SolutionHeader):

@@ -3,7 +3,10 @@
 As in the paper, a record's run time is taken as its run time on a 1 GHz
 core (work = run time / 3600 GHz-hours), every task is available at time 0,
 and a deadline is ``alpha`` times the run time on a 2 GHz core. Records
-without a usable run time (``<= 0`` or unknown) are skipped and counted.
+without a usable run time (``<= 0`` or unknown) are skipped and counted;
+with ``limit``, records are read only until ``limit`` usable ones are found,
+and only the records read count as skipped. A trace without any usable
+record is an error, not an empty instance.
 
 How records become tasks and jobs (``grouping``):
 
@@ -11,7 +14,8 @@ How records become tasks and jobs (``grouping``):
     One record is one task, and its own job.
 ``job``
     One record is one job of as many identical tasks as it used processors
-    (allocated, else requested; records with neither are skipped).
+    (allocated, else requested; records with neither, or with a zero or
+    negative count, are skipped and counted under their own reason).
 ``window``
     One record is one task; records submitted within the same window of
     ``window_s`` seconds (counted from the first submit time) form one job,
@@ -24,7 +28,8 @@ to keep; the public cloud offers EC2 c3.large.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
@@ -33,18 +38,68 @@ from hybridsched.errors import InputError
 from hybridsched.hybrid_deadline.default_platform import C3_LARGE, default_pms
 from hybridsched.hybrid_deadline.generator import ALPHAS, deadline_for, longest_in_job
 from hybridsched.hybrid_deadline.instance import Instance
-from hybridsched.io.swf import SWFTrace
+from hybridsched.io.documents import MAX_TASKS
+from hybridsched.io.swf import SWFRecord, SWFTrace
 
 Grouping = Literal["task", "job", "window"]
 
 
+#: Why a record was skipped, in the order reasons are reported.
+SKIP_REASONS = ("no usable run time", "no processor count")
+
+
 @dataclass(frozen=True)
 class TraceImport:
-    """An imported instance and how many records were skipped."""
+    """An imported instance and what happened to the records read.
+
+    Attributes
+    ----------
+    instance:
+        The instance.
+    used_records:
+        Records that became tasks.
+    skipped_records:
+        Records read but skipped (with ``limit``: only those read before the
+        limit was reached).
+    skipped:
+        ``skipped_records`` by reason (see :data:`SKIP_REASONS`); reasons
+        with no record are left out.
+    """
 
     instance: Instance
     used_records: int
     skipped_records: int
+    skipped: dict[str, int] = field(default_factory=dict)
+
+
+def _select(trace: SWFTrace, grouping: str, limit: int | None
+            ) -> tuple[list[SWFRecord], dict[str, int]]:
+    """The usable records (at most ``limit``) and the skipped ones read before, by reason."""
+    usable: list[SWFRecord] = []
+    skipped = dict.fromkeys(SKIP_REASONS, 0)
+    tasks = 0
+    for record in trace.records:
+        if limit is not None and len(usable) >= limit:
+            break
+        if record.run_time <= 0:
+            skipped["no usable run time"] += 1
+            continue
+        if grouping == "job" and record.processors <= 0:
+            skipped["no processor count"] += 1
+            continue
+        tasks += record.processors if grouping == "job" else 1
+        if tasks > MAX_TASKS:
+            raise InputError(f"{trace.path}:{record.line}: the instance would have more than "
+                             f"{MAX_TASKS} tasks (the most an instance may have); use --limit")
+        usable.append(record)
+    if not usable:
+        read = sum(skipped.values())
+        if read == 0:
+            raise InputError(f"{trace.path}: no job record (empty file or header only)")
+        reasons = ", ".join(f"{n} with {why}" for why, n in skipped.items() if n)
+        raise InputError(f"{trace.path}: no usable record: all {read} records skipped "
+                         f"({reasons})")
+    return usable, {why: n for why, n in skipped.items() if n}
 
 
 def instance_from_trace(
@@ -70,29 +125,33 @@ def instance_from_trace(
     window_s:
         Window length in seconds for ``grouping="window"``.
     limit:
-        Keep only the first ``limit`` usable records.
+        Keep only the first ``limit`` usable records (>= 1); records are read
+        only until then, and only those read count as skipped.
     pms:
         Number of PMs of the default 15-PM pool (default: all 15).
     name:
         Instance name.
+
+    Raises
+    ------
+    InputError
+        For a bad parameter (naming its option), a trace without any usable
+        record, or one that would make more than
+        :data:`~hybridsched.io.documents.MAX_TASKS` tasks.
     """
-    if alpha <= 0:
-        raise InputError(f"--alpha: must be > 0, got {alpha}")
+    if not (math.isfinite(alpha) and alpha > 0):
+        raise InputError(f"--alpha: must be a finite number > 0, got {alpha}")
     if grouping not in ("task", "job", "window"):
         raise InputError(f"--grouping: must be task, job or window, got {grouping!r}")
-    if grouping == "window" and window_s <= 0:
-        raise InputError(f"--window: must be > 0 seconds, got {window_s}")
-    if limit is not None and limit < 0:
-        raise InputError(f"--limit: must be >= 0, got {limit}")
+    if grouping == "window" and not (math.isfinite(window_s) and window_s > 0):
+        raise InputError(f"--window: must be a finite number of seconds > 0, got {window_s}")
+    if limit is not None and limit < 1:
+        raise InputError(f"--limit: must be >= 1, got {limit}")
     pool = default_pms()
     if pms is not None and not 0 <= pms <= len(pool):
         raise InputError(f"--pms: must be between 0 and {len(pool)}, got {pms}")
 
-    usable = [r for r in trace.records
-              if r.run_time > 0 and (grouping != "job" or r.processors > 0)]
-    skipped = len(trace.records) - len(usable)
-    if limit is not None:
-        usable = usable[:limit]
+    usable, skipped = _select(trace, grouping, limit)
     task_ids: list[str] = []
     task_job: list[str] = []
     run_s: list[float] = []
@@ -108,17 +167,18 @@ def instance_from_trace(
                 task_job.append(f"r{r.job_number}")
                 run_s.append(r.run_time)
     else:
-        origin = min((r.submit_time for r in usable), default=0.0)
+        origin = min(r.submit_time for r in usable)
         for r in usable:
             task_ids.append(f"r{r.job_number}")
             task_job.append(f"w{int((r.submit_time - origin) // window_s)}")
             run_s.append(r.run_time)
     work = np.array(run_s, dtype=float) / 3600.0
     deadline = np.asarray(deadline_for(work, alpha), dtype=float)
-    if grouping == "window" and len(work):
+    if grouping == "window":
         _, job_of = np.unique(np.array(task_job), return_inverse=True)
         deadline = np.asarray(deadline_for(longest_in_job(work, job_of), alpha), dtype=float)
     header = trace.header_fields()
+    n_skipped = sum(skipped.values())
     instance = Instance(
         name=name or f"swf-{header.get('Computer', 'trace').replace(' ', '_')}-a{alpha:g}",
         task_ids=tuple(task_ids),
@@ -135,8 +195,9 @@ def instance_from_trace(
             "alpha": alpha,
             "limit": limit,
             "used_records": len(usable),
-            "skipped_records": skipped,
+            "skipped_records": n_skipped,
+            "skipped_by_reason": skipped,
             "paper_alphas": list(ALPHAS),
         },
     )
-    return TraceImport(instance, len(usable), skipped)
+    return TraceImport(instance, len(usable), n_skipped, skipped)

@@ -1,15 +1,77 @@
-"""Building blocks shared by every family's JSON document models (pydantic)."""
+"""Building blocks shared by every family's JSON document models (pydantic).
+
+Numbers are strict: the published schemas say ``number`` or ``integer``, so a
+string (``"1.5"``) or a boolean (``true``) is rejected rather than coerced.
+Integral floats are accepted where an integer is expected (``2.0``, which
+JSON Schema also counts as an integer).
+
+Sizes are capped *before* anything is allocated, by the limits of
+:mod:`hybridsched.io.limits` (re-exported here): ``MAX_TASKS`` (10^7 tasks
+per instance), ``MAX_CORES_PER_MACHINE`` (10^4), ``MAX_PROCESSORS`` (10^6 per
+bot-sites instance), ``MAX_SITE_BOT_PAIRS`` (10^7). The count types below
+(:data:`TaskCount`, :data:`CoreCount`, :data:`ProcessorCount`, ...) carry them.
+"""
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-Positive = Annotated[float, Field(gt=0, allow_inf_nan=False)]
-NonNegative = Annotated[float, Field(ge=0, allow_inf_nan=False)]
-Finite = Annotated[float, Field(allow_inf_nan=False)]
+from hybridsched.io.limits import (  # noqa: F401  (re-exported: the schemas' limits)
+    MAX_CORES_PER_MACHINE,
+    MAX_INPUT_BYTES,
+    MAX_JSON_DEPTH,
+    MAX_PROCESSORS,
+    MAX_SITE_BOT_PAIRS,
+    MAX_TASKS,
+)
+
+
+def _reject_text_and_bool(value: Any) -> Any:
+    """Refuse strings and booleans where a number is expected (no silent coercion)."""
+    if isinstance(value, bool):
+        raise ValueError(f"expected a number, got the boolean {str(value).lower()}")
+    if isinstance(value, str | bytes):
+        raise ValueError(f"expected a number, got the string {value!r}")
+    return value
+
+
+_NumberOnly = BeforeValidator(_reject_text_and_bool)
+
+#: Any finite number (integers accepted).
+Finite = Annotated[float, Field(allow_inf_nan=False), _NumberOnly]
+#: A finite number > 0.
+Positive = Annotated[float, Field(gt=0, allow_inf_nan=False), _NumberOnly]
+#: A finite number >= 0.
+NonNegative = Annotated[float, Field(ge=0, allow_inf_nan=False), _NumberOnly]
+#: A non-empty string.
 Identifier = Annotated[str, Field(min_length=1)]
+
+
+def integer(low: int, high: int | None = None) -> Any:
+    """An integer type in ``[low, high]`` that refuses strings and booleans.
+
+    Example
+    -------
+    >>> Cores = integer(1, MAX_CORES_PER_MACHINE)
+    """
+    # Field first, so that the bounds appear in the JSON Schema as minimum/maximum.
+    return Annotated[int, Field(ge=low, le=high), _NumberOnly]
+
+
+#: Tasks of one item (a BoT, or a whole instance): 1 .. :data:`MAX_TASKS`.
+TaskCount = integer(1, MAX_TASKS)
+#: Cores of one machine: 1 .. :data:`MAX_CORES_PER_MACHINE`.
+CoreCount = integer(1, MAX_CORES_PER_MACHINE)
+#: Processors of one site: 1 .. :data:`MAX_PROCESSORS`.
+ProcessorCount = integer(1, MAX_PROCESSORS)
+#: A core index on one machine: 0 .. :data:`MAX_CORES_PER_MACHINE` - 1.
+CoreIndex = integer(0, MAX_CORES_PER_MACHINE - 1)
+#: A processor index on one site: 0 .. :data:`MAX_PROCESSORS` - 1.
+ProcessorIndex = integer(0, MAX_PROCESSORS - 1)
+#: A non-negative integer (no upper bound: it must not size an allocation).
+NonNegativeInt = integer(0)
 
 
 class Strict(BaseModel):

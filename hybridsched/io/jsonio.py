@@ -1,64 +1,228 @@
-"""Reading and writing JSON documents with one-line, located error messages."""
+"""Reading and writing JSON documents: strict in both directions, errors on one line.
+
+Reading refuses what Python's :mod:`json` would silently accept: duplicate
+keys in an object (the last one would win), ``NaN``/``Infinity`` constants,
+numbers that overflow a double (``1e400`` would become ``inf``), integers of
+hundreds of digits, and documents nested deeper than
+:data:`~hybridsched.io.documents.MAX_JSON_DEPTH`. Every error is one line
+naming the file (and the line and column, or the field path).
+
+Writing goes through one strict encoder, :func:`dumps_strict`: non-finite
+floats become ``null`` (strict JSON has no ``Infinity``), numpy scalars and
+arrays become plain numbers and lists; files are replaced atomically.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+import enum
 import json
-from pathlib import Path
+import math
+from collections.abc import Mapping
+from pathlib import Path, PurePath
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from hybridsched.errors import InputError
+from hybridsched.io.documents import MAX_INPUT_BYTES, MAX_JSON_DEPTH
+from hybridsched.io.outputs import atomic_write_text
 
 M = TypeVar("M", bound=BaseModel)
 
 #: Version of every JSON document this package writes.
 FORMAT_VERSION = 1
 
+#: Longest integer literal accepted in a JSON document (digits).
+MAX_INT_DIGITS = 30
 
-def read_text(path: str | Path) -> str:
-    """Read a UTF-8 text file, raising a one-line :class:`InputError` naming it."""
+
+def read_bytes(path: str | Path, limit: int = MAX_INPUT_BYTES) -> bytes:
+    """Read at most ``limit`` bytes of ``path``, raising a one-line :class:`InputError`.
+
+    Files larger than ``limit`` (or endless streams such as ``/dev/zero``)
+    are refused rather than read into memory.
+    """
     try:
-        return Path(path).read_text(encoding="utf-8")
+        with open(path, "rb") as handle:
+            data = handle.read(limit + 1)
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read ({exc.__class__.__name__}: {exc})") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a folder, not a file") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.__class__.__name__}: "
+                         f"{exc.strerror or exc})") from None
+    if len(data) > limit:
+        raise InputError(f"{path}: larger than {limit} bytes, the most this reader accepts")
+    return data
+
+
+def read_text(path: str | Path) -> str:
+    """Read a UTF-8 text file (a byte-order mark is allowed), one-line errors naming it."""
+    data = read_bytes(path)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text (byte {exc.start}: "
+                         f"{exc.reason})") from None
+
+
+class _RejectedTokenError(Exception):
+    """A JSON token the strict reader refuses (raised from the decoder hooks)."""
+
+
+class _DuplicateKeys(dict):
+    """An object that had a duplicate key; found (with its path) after parsing."""
+
+    duplicate: str = ""
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in obj:
+            marked = _DuplicateKeys(pairs)
+            marked.duplicate = key
+            return marked
+        obj[key] = value
+    return obj
+
+
+def _constant(name: str) -> Any:
+    raise _RejectedTokenError(f"{name} is not a JSON number (strict JSON has no NaN or Infinity)")
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _RejectedTokenError(f"number {text} is out of range (larger than a double can hold)")
+    return value
+
+
+def _int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise _RejectedTokenError(f"integer {text[:20]}... has more than {MAX_INT_DIGITS} digits")
+    return int(text)
+
+
+def _check_structure(document: Any, source: str) -> None:
+    """Reject duplicate keys and excessive nesting, naming the field path.
+
+    Iterative (no recursion limit); only containers are visited one by one,
+    so long arrays of numbers cost one ``isinstance`` per entry.
+    """
+    # Each entry: (container, depth, link), where link = (parent link, key) rebuilds the path.
+    stack: list[tuple[Any, int, Any]] = []
+    if isinstance(document, dict | list):
+        stack.append((document, 0, None))
+
+    def path(link: Any) -> str:
+        parts: list[str] = []
+        while link is not None:
+            link, key = link
+            parts.append(str(key))
+        return ".".join(reversed(parts)) or "(top level)"
+
+    while stack:
+        node, depth, link = stack.pop()
+        if depth >= MAX_JSON_DEPTH:
+            raise InputError(f"{source}: field {path(link)[:60]}...: nested more than "
+                             f"{MAX_JSON_DEPTH} levels deep")
+        if isinstance(node, _DuplicateKeys):
+            raise InputError(f"{source}: field {path(link)}: duplicate key {node.duplicate!r}")
+        items = node.items() if isinstance(node, dict) else enumerate(node)
+        for key, value in items:
+            if isinstance(value, dict | list):
+                stack.append((value, depth + 1, (link, key)))
+
+
+def loads_strict(text: str, source: str) -> Any:
+    """Parse JSON ``text`` strictly (see the module docstring); errors name ``source``."""
+    try:
+        document = json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant,
+                              parse_float=_float, parse_int=_int)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{source}:{exc.lineno}:{exc.colno}: malformed JSON "
+                         f"({exc.msg})") from None
+    except _RejectedTokenError as exc:
+        raise InputError(f"{source}: malformed JSON ({exc})") from None
+    except RecursionError:
+        raise InputError(f"{source}: malformed JSON (nested more than {MAX_JSON_DEPTH} "
+                         "levels deep)") from None
+    _check_structure(document, source)
+    return document
 
 
 def read_json(path: str | Path) -> Any:
-    """Parse the JSON file at ``path``.
+    """Parse the JSON file at ``path`` strictly.
 
     Raises
     ------
     InputError
-        If the file is missing or unreadable, or not valid JSON (with line
-        and column).
+        If the file is missing, unreadable or too large, not valid JSON (with
+        line and column), or breaks a rule of :func:`loads_strict`.
     """
-    path = Path(path)
-    text = read_text(path)
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}:{exc.lineno}:{exc.colno}: malformed JSON ({exc.msg})") from None
+    return loads_strict(read_text(path), str(path))
+
+
+def to_jsonable(value: Any) -> Any:
+    """``value`` as plain JSON types; non-finite floats become ``None``.
+
+    Handles dicts, lists and tuples, numpy scalars and arrays, enums, paths
+    and dataclasses; anything else unknown raises ``TypeError`` (a bug, not
+    bad input).
+    """
+    if value is None or isinstance(value, bool | str):
+        return value
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value) if math.isfinite(value) else None
+    if isinstance(value, enum.Enum):
+        return to_jsonable(value.value)
+    if isinstance(value, Mapping):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [to_jsonable(v) for v in value]
+    if isinstance(value, PurePath):
+        return str(value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return to_jsonable(dataclasses.asdict(value))
+    if hasattr(value, "tolist") and hasattr(value, "dtype"):  # numpy scalar or array
+        return to_jsonable(value.tolist())
+    raise TypeError(f"cannot write a {type(value).__name__} as JSON")
+
+
+def dumps_strict(document: Any, *, indent: int | None = None) -> str:
+    """Strict JSON text of ``document`` (the one encoder for every JSON output).
+
+    >>> dumps_strict({"gap": float("inf"), "n": 3})
+    '{"gap": null, "n": 3}'
+    """
+    return json.dumps(to_jsonable(document), indent=indent, allow_nan=False)
 
 
 def write_json(path: str | Path, document: Any) -> None:
-    """Write ``document`` as indented JSON (``-`` writes to standard output)."""
-    text = json.dumps(document, indent=1, allow_nan=False) + "\n"
+    """Write ``document`` as indented strict JSON, atomically (``-``: standard output)."""
+    text = dumps_strict(document, indent=1) + "\n"
     if str(path) == "-":
         print(text, end="")
     else:
-        Path(path).write_text(text, encoding="utf-8")
+        atomic_write_text(path, text)
 
 
 def describe_validation_error(exc: ValidationError, source: str) -> str:
     """One line naming ``source``, the first failing field path and the reason."""
     first = exc.errors()[0]
-    location = ".".join(str(part) for part in first["loc"]) or "(document)"
+    # Union members and validators appear in locations as "list[...]", "function-before[...]":
+    # they are not fields, so they are left out of the path.
+    parts = [str(p) for p in first["loc"] if not (isinstance(p, str) and "[" in p)]
+    location = ".".join(parts) or "(document)"
     more = len(exc.errors()) - 1
     suffix = f" (and {more} more problem{'s' * (more > 1)})" if more else ""
-    return f"{source}: field {location}: {first['msg']}{suffix}"
+    message = " ".join(str(first["msg"]).split()).removeprefix("Value error, ")
+    return f"{source}: field {location}: {message}{suffix}"
 
 
 def parse_model(model: type[M], document: Any, source: str) -> M:

@@ -2,13 +2,26 @@
 
 An SWF file has header comment lines starting with ``;`` (kept as
 provenance) and one record per line of 18 whitespace-separated numbers; ``-1``
-means "unknown". Plain and gzip-compressed files are read alike.
+means "unknown". Plain and gzip-compressed files are read alike (recognised
+by their content, not their name).
+
+Header lines are ``; Key: value``; an indented line (``;`` followed by two or
+more spaces, or a tab) continues the previous field, as in::
+
+    ; Note: There is no information on wait times - the given submit
+    ;       times are actually start times
+
+Every field must be a finite number (``1e400`` or ``nan`` is an error naming
+the line and field) and the integer fields must be integers.
 """
 
 from __future__ import annotations
 
 import gzip
-from collections.abc import Iterator
+import math
+import re
+import zlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,6 +48,14 @@ SWF_FIELDS = (
     "preceding_job",
     "think_time",
 )
+
+#: Longest line accepted (bytes); longer ones are not SWF (e.g. a binary file).
+MAX_LINE_BYTES = 1 << 16
+
+#: Records read between two calls of the progress callback of :func:`read_swf`.
+PROGRESS_EVERY = 5000
+
+_KEY = re.compile(r"([A-Za-z][\w-]*)\s*:\s*(.*)")
 
 
 @dataclass(frozen=True)
@@ -68,6 +89,10 @@ class SWFRecord:
             self.requested_processors
 
 
+_INT_FIELDS = frozenset(name for name, f in SWFRecord.__dataclass_fields__.items()
+                        if f.type == "int" and name != "line")
+
+
 @dataclass
 class SWFTrace:
     """Header lines and records of one SWF file."""
@@ -77,24 +102,58 @@ class SWFTrace:
     records: list[SWFRecord] = field(default_factory=list)
 
     def header_fields(self) -> dict[str, str]:
-        """``Key: value`` pairs of the header (first occurrence of each key)."""
+        """``Key: value`` pairs of the header.
+
+        Indented lines continue the previous field (joined with a space); a
+        key given several times (``Note``, ``Queue``) keeps every value, one
+        per line.
+        """
         fields: dict[str, str] = {}
+        current: str | None = None
         for line in self.header:
-            key, sep, value = line.partition(":")
-            if sep and key.strip() and " " not in key.strip():
-                fields.setdefault(key.strip(), value.strip())
+            text = line.rstrip()
+            if not text.strip():
+                current = None
+                continue
+            if current is not None and (text.startswith(("  ", "\t"))):
+                fields[current] += " " + text.strip()
+                continue
+            match = _KEY.fullmatch(text.strip())
+            if match is None:
+                current = None
+                continue
+            current, value = match.group(1), match.group(2).strip()
+            fields[current] = f"{fields[current]}\n{value}" if current in fields else value
         return fields
 
 
-def _lines(path: Path) -> Iterator[str]:
-    opener = gzip.open if path.suffix == ".gz" else open
+def _open(path: Path):  # noqa: ANN202 (a binary file object)
+    with open(path, "rb") as probe:
+        compressed = probe.read(2) == b"\x1f\x8b"
+    return gzip.open(path, "rb") if compressed else open(path, "rb")
+
+
+def _lines(path: Path) -> Iterator[bytes]:
     try:
-        with opener(path, "rt", encoding="utf-8", errors="replace") as handle:
-            yield from handle
+        with _open(path) as handle:
+            number = 0
+            while True:
+                line = handle.readline(MAX_LINE_BYTES + 1)
+                if not line:
+                    return
+                number += 1
+                if len(line) > MAX_LINE_BYTES:
+                    raise InputError(f"{path}:{number}: line longer than {MAX_LINE_BYTES} "
+                                     "bytes (is this an SWF file?)")
+                yield line
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
-    except (OSError, EOFError) as exc:
-        raise InputError(f"{path}: cannot read ({exc})") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a folder, not a file") from None
+    except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+        raise InputError(f"{path}: corrupt or truncated gzip data ({exc})") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
 
 
 def _parse_record(text: str, path: Path, line: int) -> SWFRecord:
@@ -104,36 +163,55 @@ def _parse_record(text: str, path: Path, line: int) -> SWFRecord:
             f"{path}:{line}: malformed SWF record: expected {len(SWF_FIELDS)} fields, "
             f"found {len(parts)}"
         )
-    values: list[float] = []
+    converted: list[float | int] = []
     for name, part in zip(SWF_FIELDS, parts, strict=True):
         try:
-            values.append(float(part))
+            value = float(part)
         except ValueError:
             raise InputError(f"{path}:{line}: malformed SWF field {name}: {part!r}") from None
-    kinds = SWFRecord.__dataclass_fields__
-    converted = [
-        int(v) if kinds[name].type == "int" else v for name, v in zip(SWF_FIELDS, values,
-                                                                      strict=True)
-    ]
-    return SWFRecord(line, *converted)
+        if not math.isfinite(value):
+            raise InputError(f"{path}:{line}: SWF field {name} must be a finite number, "
+                             f"got {part!r}")
+        if name in _INT_FIELDS:
+            if not value.is_integer():
+                raise InputError(f"{path}:{line}: SWF field {name} must be an integer, "
+                                 f"got {part!r}")
+            converted.append(int(value))
+        else:
+            converted.append(value)
+    return SWFRecord(line, *converted)  # type: ignore[arg-type]
 
 
-def read_swf(path: str | Path) -> SWFTrace:
-    """Read an SWF file (``.swf`` or ``.swf.gz``).
+def read_swf(path: str | Path, *, progress: Callable[[int], None] | None = None) -> SWFTrace:
+    """Read an SWF file (plain or gzip-compressed).
+
+    Parameters
+    ----------
+    path:
+        The trace.
+    progress:
+        Called with the number of records read so far, every
+        :data:`PROGRESS_EVERY` records and once at the end.
 
     Raises
     ------
     InputError
-        For a missing file or a malformed record, naming the file and line.
+        For a missing, unreadable or corrupt file or a malformed record,
+        naming the file and line.
     """
     path = Path(path)
     trace = SWFTrace(str(path))
-    for number, text in enumerate(_lines(path), start=1):
+    for number, raw in enumerate(_lines(path), start=1):
+        text = raw.decode("utf-8", errors="replace")
         stripped = text.strip()
         if not stripped:
             continue
         if stripped.startswith(";"):
-            trace.header.append(stripped.lstrip(";").rstrip())
+            trace.header.append(stripped[1:].rstrip())
             continue
         trace.records.append(_parse_record(stripped, path, number))
+        if progress is not None and len(trace.records) % PROGRESS_EVERY == 0:
+            progress(len(trace.records))
+    if progress is not None:
+        progress(len(trace.records))
     return trace

@@ -1,0 +1,76 @@
+"""The typer application: global options and the order commands are listed in."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from typer.core import TyperGroup
+
+from hybridsched.cli.clickcompat import Context
+from hybridsched.cli.ui import SETTINGS
+
+#: Commands in the order ``--help`` lists them: make or import an instance, solve
+#: it, check, compare, plot, then reference listings.
+COMMAND_ORDER = ("generate", "import-swf", "import-etc", "solve", "validate", "compare",
+                 "pareto", "gantt", "methods", "schema")
+
+EXIT_CODES = (
+    "Exit codes: 0 success; "
+    "1 infeasible instance (the offending items are named), invalid solution, or no "
+    "solution found; "
+    "2 bad input or an output that cannot be written (one line on standard error naming "
+    "the file, line, field or option); "
+    "3 internal error (a bug: please report it; HYBRIDSCHED_DEBUG=1 shows the traceback); "
+    "130 interrupted."
+)
+
+
+class OrderedGroup(TyperGroup):
+    """A command group that lists its commands in :data:`COMMAND_ORDER`."""
+
+    def list_commands(self, ctx: Context) -> list[str]:
+        """Known commands first, in workflow order, then any others."""
+        names = super().list_commands(ctx)
+        rank = {name: n for n, name in enumerate(COMMAND_ORDER)}
+        return sorted(names, key=lambda name: (rank.get(name, len(rank)), name))
+
+
+app = typer.Typer(
+    cls=OrderedGroup,
+    help="Multi-criteria scheduling of bag-of-tasks work on hybrid platforms.",
+    epilog=EXIT_CODES,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+    rich_markup_mode=None,
+)
+generate_app = typer.Typer(help="Generate a seeded instance of a family.", no_args_is_help=True,
+                           epilog=EXIT_CODES, rich_markup_mode=None)
+app.add_typer(generate_app, name="generate")
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        from hybridsched import __version__
+
+        print(f"hybridsched {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def main_options(
+    quiet: Annotated[bool, typer.Option(
+        "--quiet", "-q", help="No progress displays and no notes on standard error "
+                              "(warnings and errors still appear); may be given anywhere "
+                              "on the line.")] = False,
+    version: Annotated[bool, typer.Option(
+        "--version", callback=_show_version, is_eager=True,
+        help="Print the version and exit.")] = False,
+) -> None:
+    """Multi-criteria scheduling of bag-of-tasks work on hybrid platforms.
+
+    Every command reads the family from the instance file; methods come from
+    the registry ('hybridsched methods').
+    """
+    SETTINGS.quiet = SETTINGS.quiet or quiet

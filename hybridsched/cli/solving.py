@@ -1,0 +1,294 @@
+"""Commands that solve and check: ``solve``, ``validate``, ``compare``, ``pareto``."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from hybridsched.cli import ui
+from hybridsched.cli.app import EXIT_CODES, app
+from hybridsched.cli.options import (
+    ExactTimeLimit,
+    Instance,
+    Objective,
+    Seed,
+    SolutionFile,
+    finite,
+    method_list,
+)
+from hybridsched.errors import InputError
+from hybridsched.io.outputs import atomic_write_bytes, check_output_path
+
+
+def _objective_options(objective: str | None) -> dict[str, str]:
+    return {} if objective is None else {"objective": objective}
+
+
+@app.command(epilog=EXIT_CODES)
+def solve(
+    instance_file: Instance,
+    method: Annotated[str, typer.Option(help="Method name (see 'hybridsched methods').",
+                                        show_default=False)],
+    time_limit: ExactTimeLimit = None,
+    seed: Seed = 0,
+    output: Annotated[str | None, typer.Option(
+        "-o", "--output", help="Write the solution here (atomically; nothing is written "
+                               "without a solution).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object (strict "
+                                                         "JSON: null for infinite or "
+                                                         "unknown values).")] = False,
+    objective: Objective = None,
+) -> None:
+    """Solve one instance with one method.
+
+    Exit code 1 when the instance is infeasible or no solution was found; an
+    exact method stopped by its time limit returns its incumbent with the
+    proven bound and gap (exit code 0).
+    """
+    from hybridsched.io.jsonio import dumps_strict
+    from hybridsched.registry import check_options, check_run_settings, get_method, run_method
+    from hybridsched.result import Status
+    from hybridsched.storage import load_instance, save_solution
+
+    target = None if output is None else check_output_path(output, "-o",
+                                                             inputs=[instance_file])
+    family, instance = load_instance(instance_file)
+    found = get_method(family.name, method)
+    check_options(family.name, method, _objective_options(objective))
+    check_run_settings(seed, time_limit)
+    with ui.solver_status(f"{method}") if found.exact else ui.spinner(f"{method}"):
+        result = run_method(family.name, method, instance, seed=seed, time_limit=time_limit,
+                            **_objective_options(objective))
+    if target is not None:
+        if result.solution is not None:
+            save_solution(target, family, instance, result.solution, method=result.method,
+                          status=result.status.value, objective=result.objective)
+            ui.note(f"wrote {output}")
+        else:
+            ui.warn(f"no solution, nothing written to {output}")
+    if as_json:
+        ui.echo(dumps_strict(result.summary()))
+    else:
+        table = ui.new_table(f"{instance_file} - {method}", show_header=False)
+        table.add_column("what")
+        table.add_column("value")
+        for key, value in result.summary().items():
+            if key == "metrics":
+                for mkey, mval in value.items():
+                    table.add_row(f"  {mkey}", ui.fmt(mval))
+            elif value not in (None, ""):
+                table.add_row(key, ui.fmt(value, gap=key == "gap"))
+        ui.print_table(table)
+    if result.status is Status.INFEASIBLE:
+        if not as_json:
+            ui.error(result.message or "infeasible instance")
+        raise typer.Exit(1)
+    if not result.status.has_solution:
+        raise typer.Exit(1)
+
+
+@app.command(epilog=EXIT_CODES)
+def validate(instance_file: Instance, solution_file: SolutionFile) -> None:
+    """Check a solution against its instance.
+
+    Exit codes: 0 valid; 1 invalid (every violation on standard output, one
+    per line); 2 a file that cannot be read, or a solution that does not fit
+    its instance (unknown task, machine or VM type, a task missing or given
+    twice). A solution that names another instance is checked, with a
+    warning.
+    """
+    from hybridsched.storage import load_instance, load_solution
+
+    family, instance = load_instance(instance_file)
+    solution = load_solution(solution_file, family, instance, warn=ui.warn)
+    violations = family.check(instance, solution)
+    if violations:
+        for line in violations:
+            ui.echo(f"- {line}")
+        ui.error(f"{solution_file}: INVALID ({len(violations)} violations)")
+        raise typer.Exit(1)
+    evaluation = family.evaluate(instance, solution)
+    ui.echo(f"{solution_file}: valid; {family.objective_name} = {evaluation.objective:g}")
+
+
+@app.command(epilog=EXIT_CODES, short_help="Compare methods: objective, gap, status, time.")
+def compare(
+    files: Annotated[list[Path], typer.Argument(metavar="INSTANCE", show_default=False,
+                                                help="Instance files (any family).")],
+    methods_: Annotated[str | None, typer.Option("--methods", help="Comma-separated "
+                                                 "methods (default: every method of each "
+                                                 "instance's family).")] = None,
+    time_limit: ExactTimeLimit = 60.0,
+    seed: Seed = 0,
+    as_csv: Annotated[bool, typer.Option("--csv", help="Print CSV.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON records (strict JSON).")]
+    = False,
+    objective: Objective = None,
+) -> None:
+    """Compare methods: objective, gap to the optimum (or best bound), status, run time.
+
+    Exit code 1 when an instance is infeasible (its items are named in the
+    table and on standard error).
+    """
+    if as_csv and as_json:
+        raise typer.BadParameter("give --csv or --json, not both", param_hint="'--json'")
+    names = method_list(methods_)
+    from hybridsched.experiments.compare import compare as run_compare
+    from hybridsched.io.jsonio import dumps_strict
+
+    runs = _CompareProgress()
+    with runs:
+        table = run_compare(files, names, time_limit=time_limit, seed=seed,
+                            on_start=runs.start, on_run_start=runs.run_start,
+                            on_step=runs.step, objective=objective)
+    records = table.to_dict("records")
+    if as_csv:
+        print(table.to_csv(index=False), end="")
+    elif as_json:
+        ui.echo(dumps_strict(records))
+    else:
+        _print_compare(records)
+    infeasible = {}
+    for row in records:
+        if row["status"] == "infeasible":
+            infeasible.setdefault(row["instance"], row["message"] or "infeasible")
+    for instance, message in infeasible.items():
+        ui.error(f"{instance}: {message}")
+    if infeasible:
+        raise typer.Exit(1)
+
+
+class _CompareProgress:
+    """The progress bar of ``compare``: it names the run in progress."""
+
+    def __init__(self) -> None:
+        self.progress: Any = None
+        self.bar: Any = None
+
+    def __enter__(self) -> _CompareProgress:
+        if ui.progress_enabled():
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+            )
+
+            self.progress = Progress(TextColumn("{task.description}"), BarColumn(),
+                                     MofNCompleteColumn(), TimeElapsedColumn(),
+                                     console=ui.progress_console(), transient=True)
+            self.progress.__enter__()
+            self.bar = self.progress.add_task("loading", total=None)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.progress is not None:
+            self.progress.__exit__(*exc)
+
+    def start(self, total: int) -> None:
+        if self.progress is not None:
+            self.progress.update(self.bar, total=total, description="solving")
+
+    def run_start(self, instance: str, method: str) -> None:
+        if self.progress is not None:
+            self.progress.update(self.bar, description=describe_run(instance, method))
+
+    def step(self, instance: str, method: str) -> None:
+        if self.progress is not None:
+            self.progress.update(self.bar, advance=1)
+
+
+def describe_run(instance: str, method: str) -> str:
+    """What the progress bar says while ``method`` runs on ``instance``."""
+    return f"running {method} on {Path(instance).stem}"
+
+
+def _print_compare(records: list[dict[str, Any]]) -> None:
+    shown = ["instance", "method", "objective", "gap", "reference_kind", "status",
+             "runtime_s"]
+    headers = {"reference_kind": "gap to", "runtime_s": "time (s)"}
+    notes = any(r["status"] in ("infeasible", "no_solution") for r in records)
+    table = ui.new_table()
+    for column in shown:
+        table.add_column(headers.get(column, column), justify="left" if column in
+                         ("instance", "method", "status", "reference_kind") else "right")
+    if notes:
+        table.add_column("note")
+    for row in records:
+        cells = [ui.fmt(row[c], gap=c == "gap", digits=3 if c == "runtime_s" else None)
+                 for c in shown]
+        if notes:
+            cells.append(row["message"] if row["status"] in ("infeasible", "no_solution")
+                         else "")
+        table.add_row(*cells)
+    ui.print_table(table)
+
+
+@app.command(epilog=EXIT_CODES, short_help="Cost-makespan Pareto front, with the heuristics.")
+def pareto(
+    instance_file: Annotated[Path, typer.Argument(metavar="INSTANCE", show_default=False,
+                                                  help="bot-sites instance file.")],
+    output: Annotated[str | None, typer.Option(
+        "-o", "--output", help="Plot file; its extension gives the format (png, svg, "
+                               "pdf, ...).")] = None,
+    time_limit: Annotated[float | None, typer.Option(
+        callback=finite(ge=0), help="Seconds for the whole front (heuristics and exact "
+                                    "solves); the front is marked partial when it runs "
+                                    "out.")] = 60.0,
+    max_points: Annotated[int, typer.Option(min=1, help="Most front points to compute.")]
+    = 50,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON (strict JSON).")]
+    = False,
+) -> None:
+    """Cost-makespan Pareto front (epsilon-constraint), with every heuristic's point."""
+    from hybridsched.io.jsonio import dumps_strict
+    from hybridsched.storage import load_instance
+
+    target = None if output is None else check_output_path(output, "-o", kind="plot",
+                                                             inputs=[instance_file])
+    family, instance = load_instance(instance_file)
+    if family.name != "bot-sites":
+        raise InputError(f"{instance_file}: pareto supports bot-sites instances only "
+                         f"(this is a {family.name} instance)")
+    from hybridsched.experiments.pareto import pareto_report, plot_pareto
+
+    with ui.spinner("Pareto front: computing the first point") as update:
+
+        def on_point(index: int, makespan: float, cost: float) -> None:
+            update(f"Pareto front: {index + 1} points found (last: makespan "
+                   f"{ui.fmt(makespan)}, cost {ui.fmt(cost)})")
+
+        report = pareto_report(instance, time_limit=time_limit, max_points=max_points,
+                               on_point=on_point)
+    if as_json:
+        ui.echo(dumps_strict(report.to_dict()))
+    else:
+        table = ui.new_table(f"Pareto front of {instance.name}"
+                             + ("" if report.complete else " (partial: time limit)"))
+        for column in ("point", "makespan", "cost", "proven"):
+            table.add_column(column)
+        for n, point in enumerate(report.front):
+            table.add_row(str(n), ui.fmt(point.makespan), ui.fmt(point.cost),
+                          str(point.proven))
+        for label, (makespan, cost) in sorted(report.heuristics.items()):
+            table.add_row(label, ui.fmt(makespan), ui.fmt(cost), "heuristic")
+        ui.print_table(table)
+    if target is not None:
+        import matplotlib.pyplot as plt
+
+        axes = plot_pareto(report)
+        save_figure(axes.figure, target)
+        plt.close(axes.figure)
+        ui.note(f"wrote {output}")
+
+
+def save_figure(figure: Any, path: Path) -> None:
+    """Render ``figure`` in the format of ``path``'s extension and write it atomically."""
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format=path.suffix.lower().lstrip("."), dpi=120,
+                   bbox_inches="tight")
+    atomic_write_bytes(path, buffer.getvalue())

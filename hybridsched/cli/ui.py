@@ -1,0 +1,186 @@
+"""What the command line shows: results on standard output, the rest on standard error.
+
+* Results (tables, lists, JSON) go to standard output. On a terminal they are
+  drawn with rich; piped or redirected, they are plain full-width lines that
+  are never wrapped or cut at 80 columns.
+* Progress (live status lines, bars, spinners) goes to standard error, only
+  when it is a terminal and ``--quiet`` is not given; it is transient.
+* Notes (``wrote FILE``) go to standard error unless ``--quiet``; warnings
+  and errors always do, one line each.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+#: Width of plain (non-terminal) output: wide enough that nothing is ever wrapped.
+PLAIN_WIDTH = 1 << 16
+
+
+@dataclass
+class Settings:
+    """Global options of one command-line run."""
+
+    quiet: bool = False
+
+
+SETTINGS = Settings()
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def stdout_is_terminal() -> bool:
+    """Whether standard output is a terminal (else: plain, full-width output)."""
+    return _isatty(sys.stdout)
+
+
+def progress_enabled() -> bool:
+    """Whether progress displays are drawn (standard error is a terminal, no ``--quiet``)."""
+    return not SETTINGS.quiet and _isatty(sys.stderr)
+
+
+def out_console() -> Console:
+    """A console on standard output: rich on a terminal, plain and unbounded otherwise."""
+    if stdout_is_terminal():
+        return Console(highlight=False)
+    return Console(width=PLAIN_WIDTH, color_system=None, highlight=False, soft_wrap=True,
+                   force_terminal=False)
+
+
+def progress_console() -> Console:
+    """A console for progress displays on the terminal's standard error.
+
+    It writes to a duplicate of the original descriptor, so that displays
+    stay visible while a solver captures descriptors 1 and 2.
+    """
+    from hybridsched.progress import terminal_stderr
+
+    return Console(file=terminal_stderr(), highlight=False)
+
+
+def new_table(title: str | None = None, *, show_header: bool = True) -> Table:
+    """A table drawn with box lines on a terminal and as plain columns otherwise."""
+    if stdout_is_terminal():
+        return Table(title=title, show_header=show_header)
+    return Table(title=title, show_header=show_header, box=None, pad_edge=False,
+                 title_justify="left", title_style="", header_style="")
+
+
+def print_table(table: Table) -> None:
+    """Print ``table`` on standard output."""
+    out_console().print(table)
+
+
+def echo(line: str = "") -> None:
+    """Print one plain line on standard output (never wrapped, no markup)."""
+    print(line)
+
+
+def _stderr_line(line: str) -> None:
+    sys.stderr.write(" ".join(line.split("\n")) + "\n")
+    sys.stderr.flush()
+
+
+def note(message: str) -> None:
+    """One informational line on standard error (silenced by ``--quiet``)."""
+    if not SETTINGS.quiet:
+        _stderr_line(message)
+
+
+def warn(message: str) -> None:
+    """One warning line on standard error (always shown)."""
+    _stderr_line(f"warning: {message}")
+
+
+def error(message: str) -> None:
+    """One error line on standard error (always shown)."""
+    _stderr_line(f"error: {message}")
+
+
+def fmt(value: Any, gap: bool = False, digits: int | None = None) -> str:
+    """A table cell: ``-`` for missing values, gaps in percent, floats in 6 digits."""
+    if value is None or (isinstance(value, float) and value != value):
+        return "-"
+    if gap and isinstance(value, float):
+        return "inf" if value == float("inf") else f"{100 * value:.2f}%"
+    if digits is not None and isinstance(value, float):
+        return f"{value:.{digits}f}"
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
+
+
+@contextlib.contextmanager
+def spinner(text: str) -> Iterator[Callable[[str], None]]:
+    """A transient spinner with ``text``; yields ``update(text)`` (no-op when disabled)."""
+    if not progress_enabled():
+        yield lambda _text: None
+        return
+    with progress_console().status(text) as status:
+        yield lambda new: status.update(new)
+
+
+class SolverStatus:
+    """The live line of an exact solve: elapsed time, incumbent, bound and gap.
+
+    ``update`` is the reporter given to :func:`hybridsched.progress.solver_progress`;
+    the line is redrawn by rich from :meth:`__rich__`, so the elapsed time
+    keeps moving while the model is built, before the solver reports.
+    """
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.started = time.perf_counter()
+        self.incumbent: float | None = None
+        self.bound: float | None = None
+
+    def update(self, elapsed: float, incumbent: float | None, bound: float | None) -> None:
+        """Record the solver's latest incumbent and bound."""
+        if incumbent is not None:
+            self.incumbent = incumbent
+        if bound is not None:
+            self.bound = bound
+
+    def line(self) -> str:
+        """The status line as plain text."""
+        parts = [f"{self.label}: {time.perf_counter() - self.started:6.1f} s"]
+        parts.append(f"incumbent {fmt(self.incumbent)}")
+        parts.append(f"bound {fmt(self.bound)}")
+        if self.incumbent is not None and self.bound is not None and self.incumbent != 0:
+            gap = abs(self.incumbent - self.bound) / abs(self.incumbent)
+            parts.append(f"gap {fmt(gap, gap=True)}")
+        return ", ".join(parts)
+
+    def __rich__(self) -> Text:
+        """Rendered by rich at each refresh."""
+        return Text(self.line())
+
+
+@contextlib.contextmanager
+def solver_status(label: str) -> Iterator[SolverStatus]:
+    """Show a live :class:`SolverStatus` while exact solves inside the block report."""
+    from hybridsched.progress import solver_progress
+
+    status = SolverStatus(label)
+    if not progress_enabled():
+        yield status
+        return
+    from rich.live import Live
+
+    with Live(status, console=progress_console(), transient=True, refresh_per_second=4,
+              redirect_stdout=False, redirect_stderr=False), solver_progress(status.update):
+        yield status

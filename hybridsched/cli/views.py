@@ -1,0 +1,101 @@
+"""Commands that show things: ``gantt``, ``methods``, ``schema``."""
+
+from __future__ import annotations
+
+import importlib
+from contextlib import nullcontext
+from typing import Annotated
+
+import typer
+
+from hybridsched.cli import ui
+from hybridsched.cli.app import EXIT_CODES, app
+from hybridsched.cli.options import Instance, SolutionFile
+from hybridsched.errors import InputError
+from hybridsched.io.outputs import check_output_path
+
+#: Schedules with more tasks than this get a spinner while the chart is drawn.
+GANTT_SPINNER_TASKS = 2000
+
+
+@app.command(epilog=EXIT_CODES)
+def gantt(
+    instance_file: Instance,
+    solution_file: SolutionFile,
+    output: Annotated[str, typer.Option(
+        "-o", "--output", show_default=False,
+        help="Plot file; its extension gives the format (png, svg, pdf, ...).")],
+    max_rows: Annotated[int, typer.Option(
+        min=1, help="Most rows (used cores) drawn; beyond it rows are sampled, shared "
+                    "between PM and VM cores, and the title says so.")] = 60,
+) -> None:
+    """Draw a Gantt chart of a hybrid-deadline solution.
+
+    An invalid solution is refused (exit code 1, with its violations).
+    """
+    from hybridsched.storage import load_instance, load_solution
+
+    target = check_output_path(output, "-o", kind="plot",
+                               inputs=[instance_file, solution_file])
+    family, instance = load_instance(instance_file)
+    if family.name != "hybrid-deadline":
+        raise InputError(f"{instance_file}: gantt supports hybrid-deadline instances only "
+                         f"(this is a {family.name} instance)")
+    solution = load_solution(solution_file, family, instance, warn=ui.warn)
+    violations = family.check(instance, solution)
+    if violations:
+        for line in violations:
+            ui.echo(f"- {line}")
+        ui.error(f"{solution_file}: INVALID ({len(violations)} violations); no chart drawn "
+                 f"(see 'hybridsched validate')")
+        raise typer.Exit(1)
+    import matplotlib.pyplot as plt
+
+    from hybridsched.cli.solving import save_figure
+    from hybridsched.experiments.plots import gantt_chart, select_rows
+
+    rows = select_rows(instance, solution, max_rows)
+    if rows.cut:
+        ui.warn(f"{rows.describe(len(instance.pms))}; raise --max-rows to see more")
+    label = f"drawing {instance.n_tasks} tasks"
+    with ui.spinner(label) if instance.n_tasks > GANTT_SPINNER_TASKS else nullcontext():
+        figure = gantt_chart(instance, solution, max_rows=max_rows)
+        save_figure(figure, target)
+        plt.close(figure)
+    ui.note(f"wrote {output}")
+
+
+@app.command("methods", epilog=EXIT_CODES)
+def list_methods(
+    family: Annotated[str | None, typer.Argument(help="Family (default: all).")] = None,
+) -> None:
+    """List the registered methods of each family."""
+    from hybridsched.families import family_names
+    from hybridsched.registry import methods
+
+    rows = []
+    for name in [family] if family else family_names():
+        for method in methods(name).values():
+            rows.append((name, method.name, "exact" if method.exact else "heuristic",
+                         method.description))
+    widths = [max((len(r[c]) for r in rows), default=0) for c in range(3)]
+    for row in rows:
+        ui.echo("  ".join(f"{cell:{w}}" for cell, w in zip(row[:3], widths, strict=True))
+                + f"  {row[3]}")
+
+
+@app.command(epilog=EXIT_CODES, short_help="Print the JSON Schema of a family's files.")
+def schema(
+    family: Annotated[str, typer.Argument(help="Family name (see 'hybridsched methods').",
+                                          show_default=False)],
+    solution: Annotated[bool, typer.Option("--solution", help="Schema of solution "
+                                           "files instead of instance files.")] = False,
+) -> None:
+    """Print the JSON Schema of a family's instance (or solution) files."""
+    from hybridsched.families import get_family
+    from hybridsched.io.jsonio import dumps_strict
+
+    get_family(family)
+    module = importlib.import_module(f"hybridsched.{family.replace('-', '_')}.schema")
+    model = module.SolutionDoc if solution else module.InstanceDoc
+    ui.echo(dumps_strict(model.model_json_schema(), indent=1))

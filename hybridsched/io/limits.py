@@ -1,0 +1,23 @@
+"""Size limits of every input, checked before anything is allocated.
+
+A file or an option asking for 10^12 cores or tasks gets a one-line error
+naming the limit instead of a ``MemoryError`` minutes later. The limits are
+far above what the exact models or the heuristics can use: the largest
+instance of the bot-sites paper has 10^3 BoTs x 10^4 tasks = 10^7 tasks.
+
+This module imports nothing, so the command line can read the limits
+without loading pydantic; :mod:`hybridsched.io.documents` re-exports them.
+"""
+
+#: Most tasks in one instance (algorithms keep per-task arrays).
+MAX_TASKS = 10**7
+#: Most cores of one machine (a hybrid-deadline PM or VM type).
+MAX_CORES_PER_MACHINE = 10**4
+#: Most processors of one bot-sites instance (all sites together, so also per site).
+MAX_PROCESSORS = 10**6
+#: Most (site, BoT) pairs of one bot-sites instance (entries of the ETC matrix).
+MAX_SITE_BOT_PAIRS = 10**7
+#: Deepest nesting of objects and arrays accepted in a JSON document.
+MAX_JSON_DEPTH = 100
+#: Largest input file read into memory (bytes).
+MAX_INPUT_BYTES = 2**30
