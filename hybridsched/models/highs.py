@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pyomo.environ as pyo
@@ -55,6 +55,11 @@ HIGHS_OPTIONS: dict[str, Any] = {
     "mip_feasibility_tolerance": MIP_FEASIBILITY_TOL,
     "presolve": "off",
 }
+
+#: Two runs "agree" on an optimum within this relative and absolute difference: the
+#: integrality tolerance's scale. The disagreements guarded against are gross (8.03 vs
+#: 5.873); callers that need finer resolution re-check values themselves (Pareto fronts).
+AGREEMENT_TOL = 1e-6
 
 #: Seconds between two progress reports to the active reporter.
 REPORT_EVERY_S = 0.25
@@ -86,6 +91,7 @@ def solve_with_highs(
     verbose: bool = False,
     budget: TimeBudget | None = None,
     options: dict[str, Any] | None = None,
+    verify: bool = True,
 ) -> SolveOutcome:
     """Solve ``model`` (minimisation) with HiGHS.
 
@@ -106,6 +112,10 @@ def solve_with_highs(
         model is translated (and at most ``time_limit``).
     options:
         Further HiGHS options, overriding the defaults set here.
+    verify:
+        Confirm an optimality or infeasibility proof by a second run with
+        presolve switched (see :func:`_cross_check`); without agreement the
+        result is ``FEASIBLE`` with the lower bound of the two runs.
 
     Raises
     ------
@@ -123,13 +133,25 @@ def solve_with_highs(
     solver.config.warmstart = warm_start
     solver.highs_options = {**HIGHS_OPTIONS, **(options or {})}
     solver.set_instance(model)
-    limits = [t for t in (time_limit, budget.remaining() if budget else None) if t is not None]
     if budget is not None and budget.expired():
         raise BudgetExpired("translating the model for HiGHS", float(budget.seconds or 0.0))
-    solver.config.time_limit = min(limits) if limits else None
     reporter = current_reporter()
     if reporter is not None:
         _subscribe_progress(solver, reporter)
+    first = _run(solver, model, _limit(time_limit, budget))
+    if not verify or first.status not in (Status.OPTIMAL, Status.INFEASIBLE):
+        return first
+    return _cross_check(solver, model, first, _limit(time_limit, budget))
+
+
+def _limit(time_limit: float | None, budget: TimeBudget | None) -> float | None:
+    limits = [t for t in (time_limit, budget.remaining() if budget else None) if t is not None]
+    return min(limits) if limits else None
+
+
+def _run(solver: Highs, model: pyo.ConcreteModel, time_limit: float | None) -> SolveOutcome:
+    """One HiGHS run with the options set on ``solver``; loads the incumbent if any."""
+    solver.config.time_limit = time_limit
     results = solver.solve(model)
     condition = results.termination_condition
     incumbent = results.best_feasible_objective
@@ -160,6 +182,62 @@ def solve_with_highs(
         return SolveOutcome(Status.FEASIBLE, float(incumbent), bound, True,
                             f"HiGHS stopped with {condition.name}; incumbent kept unproven")
     raise RuntimeError(f"HiGHS stopped with {condition.name} and no solution")
+
+
+def _cross_check(solver: Highs, model: pyo.ConcreteModel, first: SolveOutcome,
+                 time_limit: float | None) -> SolveOutcome:
+    """Confirm a proof (optimal or infeasible) by a second run with presolve switched.
+
+    HiGHS 1.12-1.15 proves wrong optima on small MILPs of ours, with presolve on
+    in some and off in others (module docstring). A proof is accepted only when
+    both runs agree; otherwise the better incumbent is kept, with the lower of
+    the two bounds, and no proof is claimed.
+    """
+    if time_limit is not None and time_limit <= 0:
+        return replace(first, status=Status.FEASIBLE if first.has_incumbent else
+                       Status.TIME_LIMIT, message="proof not cross-checked: time limit reached")
+    snapshot = _values(model) if first.has_incumbent else None
+    presolve = solver.highs_options.get("presolve", "off")
+    solver.highs_options = {**solver.highs_options,
+                            "presolve": "on" if presolve == "off" else "off"}
+    solver.config.warmstart = first.has_incumbent
+    try:
+        second = _run(solver, model, time_limit)
+    except RuntimeError as exc:
+        second = SolveOutcome(Status.FEASIBLE, None, None, False, str(exc))
+    if second.status is first.status and (
+            first.status is Status.INFEASIBLE
+            or math.isclose(first.objective or 0.0, second.objective or 0.0,
+                            rel_tol=AGREEMENT_TOL, abs_tol=AGREEMENT_TOL)):
+        if snapshot is not None:
+            _restore(model, snapshot)
+        bounds = [b for b in (first.bound, second.bound) if b is not None]
+        return replace(first, bound=min(bounds) if bounds else None)
+    if first.status is Status.INFEASIBLE and not second.has_incumbent:
+        # The second run neither confirmed nor refuted infeasibility (time limit).
+        return replace(second, status=Status.TIME_LIMIT, bound=None,
+                       message="infeasibility not cross-checked: time limit reached")
+    better_second = second.has_incumbent and (
+        first.objective is None or (second.objective or 0.0) < first.objective)
+    if not better_second and snapshot is not None:
+        _restore(model, snapshot)
+    bounds = [b for b in (first.bound, second.bound) if b is not None]
+    kept = second if better_second else first
+    timed_out = second.status is Status.TIME_LIMIT
+    what = ("proof not cross-checked: time limit reached" if timed_out else
+            f"HiGHS gave different answers with presolve on and off ({first.status.value} "
+            f"{first.objective}, {second.status.value} {second.objective}): no proof claimed")
+    return SolveOutcome(Status.TIME_LIMIT if timed_out else Status.FEASIBLE, kept.objective,
+                        min(bounds) if bounds else None, kept.has_incumbent, what)
+
+
+def _values(model: pyo.ConcreteModel) -> list[tuple[Any, float | None]]:
+    return [(v, v.value) for v in model.component_data_objects(pyo.Var, active=True)]
+
+
+def _restore(model: pyo.ConcreteModel, snapshot: list[tuple[Any, float | None]]) -> None:
+    for var, value in snapshot:
+        var.set_value(value, skip_validation=True)
 
 
 def _subscribe_progress(solver: Highs, reporter: Any) -> None:
