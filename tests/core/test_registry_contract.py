@@ -3,7 +3,6 @@
 import math
 import subprocess
 import sys
-
 from pathlib import Path
 
 import pytest

@@ -1,7 +1,6 @@
 """Issue 6 item 9: every claim a solution file states is checked."""
 
 import json
-
 from pathlib import Path
 
 import pytest
