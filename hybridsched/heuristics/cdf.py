@@ -16,12 +16,20 @@ cores per machine and ``M`` capacities, instead of the paper's
 
 Tie-breaking (the paper gives none): equal slack goes to the lowest task
 index, then the lowest core.
+
+Proof of progress: the outer loop adds a machine per round. PMs are finite;
+a VM is only rented of a type that finishes at least one remaining task
+alone (otherwise :class:`MethodFailedError`), and an empty core of that type
+takes such a task, so every VM round places at least one task. The loop
+therefore ends after at most ``P + T`` rounds; a VM round that placed nothing
+would be a bug and fails explicitly instead of renting forever.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
+from hybridsched.errors import MethodFailedError
 from hybridsched.heuristics.machine_pool import MachinePool, RemainingTasks
 from hybridsched.hybrid_deadline.instance import Instance
 from hybridsched.hybrid_deadline.solution import Solution, durations_function, from_core_sequences
@@ -52,6 +60,7 @@ def cdf(
         machine = pool.add_next(remaining)
         loads = [0.0] * machine.cores
         queues = [sequences.setdefault((machine.number, c), []) for c in range(machine.cores)]
+        before = len(remaining)
         while len(remaining):
             best: tuple[float, int, int] | None = None
             for c, load in enumerate(loads):
@@ -64,6 +73,10 @@ def cdf(
             loads[c] += work[task] / machine.capacity
             queues[c].append(task)
             remaining.remove(task)
+        if machine.vm_type is not None and len(remaining) == before:
+            raise MethodFailedError(  # unreachable: the type was chosen because a task fits
+                f"the VM rented as machine {machine.number} could take no remaining task"
+            )
     solution = from_core_sequences(
         instance.n_tasks, pool.vm_types, sequences, durations_function(instance, pool.vm_types)
     )

@@ -2,9 +2,16 @@
 
 Tasks in decreasing order of work (ties: lowest index) each go to the first
 core, in the order machines were added and then by core number, on which they
-meet their deadline. When no core fits, machines are added exactly as CDF
-adds them (most capacious unused PM, then a VM chosen by C1-C3) until one
-does. First fit is vectorised over all cores with numpy.
+meet their deadline. When no core fits, machines are added as CDF adds them
+(most capacious unused PM first) until one does; once every PM is in use, a
+VM is rented *for the task at hand*: C1 is "the type finishes this task
+alone", then C2-C3 as in CDF.
+
+Proof of progress: each task adds at most one machine per PM plus one VM, and
+that VM's empty core takes the task; when no PM is left and no VM type can
+finish the task alone, FFD stops with :class:`MethodFailedError` naming the
+task (renting more VMs could never place it). First fit is vectorised over all
+cores with numpy, with the checker's own test ``load + w / r <= d + TIME_TOL``.
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from hybridsched.errors import MethodFailedError
 from hybridsched.heuristics.machine_pool import MachinePool, RemainingTasks
 from hybridsched.hybrid_deadline.instance import TIME_TOL, Instance
 from hybridsched.hybrid_deadline.solution import Solution, durations_function, from_core_sequences
@@ -51,7 +59,13 @@ class _CoreTable:
 def ffd(
     instance: Instance, *, seed: int | None = None, time_limit: float | None = None
 ) -> Solution:
-    """Schedule ``instance`` with First Fit Decreasing (deterministic)."""
+    """Schedule ``instance`` with First Fit Decreasing (deterministic).
+
+    Raises
+    ------
+    MethodFailedError
+        If the VM limit is reached or a task fits no core that can still be added.
+    """
     remaining = RemainingTasks(instance)
     pool = MachinePool(instance)
     table = _CoreTable()
@@ -61,9 +75,13 @@ def ffd(
         work, deadline = float(instance.work[task]), float(instance.deadline[task])
         k = table.first_fit(work, deadline)
         while k is None:
-            machine = pool.add_next(remaining)
+            machine = pool.add_next(remaining, task)
             table.add_machine(machine.number, machine.cores, machine.capacity)
             k = table.first_fit(work, deadline)
+            if k is None and machine.vm_type is not None:  # unreachable: rented for this task
+                raise MethodFailedError(
+                    f"task {instance.task_ids[task]} does not fit the VM rented for it"
+                )
         table.load[k] += work / table.capacity[k]
         sequences.setdefault((int(table.machine[k]), int(table.core[k])), []).append(task)
         remaining.remove(task)

@@ -12,8 +12,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from hybridsched.errors import MethodFailedError
 from hybridsched.hybrid_deadline.instance import TIME_TOL, Instance
-from hybridsched.registry import MethodFailedError
+
+#: Relative width of the window around a fit boundary in which a latest-start key
+#: (``d - w / r``, rounded) is re-checked with the checker's own expression.
+_KEY_SLACK = 1e-12
 
 
 class RemainingTasks:
@@ -24,6 +28,13 @@ class RemainingTasks:
     current load is ``L`` exactly when ``a_i >= L``. Each ordering is a sorted
     list of ``(a_i, i)``, built on first use and kept in step with removals,
     so "the tightest task that still fits" is one binary search.
+
+    Rounding: the key ``d - w / r`` and the checker's test
+    ``load + w / r <= d + TIME_TOL`` can disagree in the last bits near the
+    boundary. The binary search therefore starts a hair early and every
+    candidate is confirmed with the checker's expression (the same floating
+    point operations as the finish times :func:`from_core_sequences`
+    computes), so a heuristic never places a task the checker would reject.
     """
 
     def __init__(self, instance: Instance):
@@ -32,6 +43,7 @@ class RemainingTasks:
         self._count = instance.n_tasks
         self._orders: dict[float, list[tuple[float, int]]] = {}
         self._keys: dict[float, np.ndarray] = {}
+        self._scale = max(1.0, float(np.abs(instance.deadline).max(initial=0.0)))
 
     def __len__(self) -> int:
         return self._count
@@ -59,16 +71,25 @@ class RemainingTasks:
         Returns ``(slack, task)``; ties go to the lowest task index.
         """
         order = self.order(capacity)
-        pos = bisect_left(order, (load - TIME_TOL, -1))
-        if pos == len(order):
-            return None
-        latest_start, task = order[pos]
-        return latest_start - load, task
+        slack = _KEY_SLACK * max(self._scale, abs(load))
+        work, deadline = self._instance.work, self._instance.deadline
+        for pos in range(bisect_left(order, (load - TIME_TOL - slack, -1)), len(order)):
+            latest_start, task = order[pos]
+            if load + work[task] / capacity <= deadline[task] + TIME_TOL:
+                return latest_start - load, task
+        return None
+
+    def fits(self, task: int, capacity: float, load: float = 0.0) -> bool:
+        """Whether ``task`` meets its deadline on a core of ``capacity`` at ``load``.
+
+        The checker's own test (finish ``load + w / r`` against ``d + TIME_TOL``).
+        """
+        inst = self._instance
+        return bool(load + inst.work[task] / capacity <= inst.deadline[task] + TIME_TOL)
 
     def fitting_alone(self, capacity: float) -> int:
         """How many unassigned tasks meet their deadline alone on a core of ``capacity``."""
-        order = self.order(capacity)
-        return len(order) - bisect_left(order, (-TIME_TOL, -1))
+        return int(np.count_nonzero(self._instance.fits_alone(capacity) & self._left))
 
     def remove(self, task: int) -> None:
         """Mark ``task`` as assigned."""
@@ -111,16 +132,19 @@ class MachinePool:
         """Number of PMs not yet added."""
         return len(self._pm_queue)
 
-    def add_next(self, remaining: RemainingTasks) -> NewMachine:
-        """Add the next PM, or rent a VM once every PM is in use."""
+    def add_next(self, remaining: RemainingTasks, task: int | None = None) -> NewMachine:
+        """Add the next PM, or rent a VM once every PM is in use.
+
+        ``task``: the task a VM is rented for (FFD); see :meth:`choose_vm_type`.
+        """
         if self._pm_queue:
             k = self._pm_queue.pop(0)
             pm = self._instance.pms[k]
             self.added.append(k)
             return NewMachine(k, pm.cores, pm.capacity)
-        return self.rent_vm(remaining)
+        return self.rent_vm(remaining, task)
 
-    def choose_vm_type(self, remaining: RemainingTasks) -> int:
+    def choose_vm_type(self, remaining: RemainingTasks, task: int | None = None) -> int:
         """Pick a VM type by the paper's rules C1-C3.
 
         C1: the type can finish every remaining task running alone. C2: best
@@ -128,26 +152,44 @@ class MachinePool:
         price. Reading for the case the paper leaves open: when no type meets
         C1, C1 is relaxed to "finishes the most remaining tasks alone", so the
         tasks that only fast types can run still find one.
+
+        With ``task`` (FFD, which places one given task at a time), C1 is
+        "finishes ``task`` alone": the VM is rented for the task at hand, so
+        renting it always places that task (a proof of progress).
+
+        Raises
+        ------
+        MethodFailedError
+            When no type can finish any remaining task (or ``task``) alone:
+            renting more VMs could never place it.
         """
         types = self._instance.vm_types
-        fitting = [remaining.fitting_alone(vm.capacity) for vm in types]
-        most = max(fitting, default=0)
-        if most == 0:
-            raise MethodFailedError(
-                "no VM type can finish any of the remaining tasks: "
-                + ", ".join(self._instance.task_ids[i] for i in remaining.indices()[:10])
-            )
-        candidates = [t for t, f in enumerate(fitting) if f == most]
+        if task is not None:
+            candidates = [t for t, vm in enumerate(types) if remaining.fits(task, vm.capacity)]
+            if not candidates:
+                raise MethodFailedError(
+                    f"task {self._instance.task_ids[task]} fits on no core left: every PM is "
+                    "in use and no VM type can finish it alone by its deadline"
+                )
+        else:
+            fitting = [remaining.fitting_alone(vm.capacity) for vm in types]
+            most = max(fitting, default=0)
+            if most == 0:
+                raise MethodFailedError(
+                    "no VM type can finish any of the remaining tasks: "
+                    + ", ".join(self._instance.task_ids[i] for i in remaining.indices()[:10])
+                )
+            candidates = [t for t, f in enumerate(fitting) if f == most]
         return min(candidates, key=lambda t: (-types[t].performance_per_dollar, types[t].price, t))
 
-    def rent_vm(self, remaining: RemainingTasks) -> NewMachine:
+    def rent_vm(self, remaining: RemainingTasks, task: int | None = None) -> NewMachine:
         """Rent one VM of the type :meth:`choose_vm_type` selects."""
         limit = self._instance.max_vms
         if limit is not None and len(self.vm_types) >= limit:
             raise MethodFailedError(
                 f"VM limit ({limit}) reached with {len(remaining)} tasks unassigned"
             )
-        t = self.choose_vm_type(remaining)
+        t = self.choose_vm_type(remaining, task)
         self.vm_types.append(t)
         vm = self._instance.vm_types[t]
         number = len(self._instance.pms) + len(self.vm_types) - 1

@@ -9,6 +9,12 @@ Lease hours are recomputed by the checker from the new finish times.
 
 Tie-breaking: latest finish on the lowest core number; least-loaded core
 with the lowest number.
+
+Proof of progress: every move strictly lowers one task's finish time and
+changes no other, so the sum of finish times strictly decreases and no state
+repeats: the loop ends. Its length is moreover capped at
+:data:`MOVES_PER_TASK` moves per task of the machine (plus one per core);
+every intermediate schedule is valid, so stopping at the cap is safe.
 """
 
 from __future__ import annotations
@@ -17,6 +23,9 @@ import itertools
 
 from hybridsched.hybrid_deadline.instance import Instance
 from hybridsched.hybrid_deadline.solution import Solution, durations_function, from_core_sequences
+
+#: Cap on RA moves per task of a machine (a guard; far above what RA needs).
+MOVES_PER_TASK = 8
 
 
 def _core_sequences(solution: Solution) -> dict[tuple[int, int], list[int]]:
@@ -52,7 +61,9 @@ def reassign(instance: Instance, solution: Solution) -> Solution:
         queues = [sequences.setdefault((m, c), []) for c in range(cores)]
         # Prefix finish times per core, accumulated as the checker's cumsum does.
         finishes = [list(itertools.accumulate(run[t] for t in q)) for q in queues]
-        while cores > 1:
+        moves_left = MOVES_PER_TASK * sum(len(q) for q in queues) + cores
+        while cores > 1 and moves_left > 0:
+            moves_left -= 1
             loads = [f[-1] if f else 0.0 for f in finishes]
             latest = max(range(cores), key=lambda c: (loads[c], -c))
             lightest = min(range(cores), key=lambda c: (loads[c], c))

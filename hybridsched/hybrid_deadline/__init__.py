@@ -10,6 +10,21 @@ from hybridsched.hybrid_deadline.checker import check, evaluate
 from hybridsched.hybrid_deadline.instance import PM, Instance, VMType
 from hybridsched.hybrid_deadline.solution import Solution
 
+
+def infeasible_items(instance: Instance) -> list[str]:
+    """Tasks that no usable core can finish alone (only PM cores when ``max_vms`` is 0)."""
+    from hybridsched.models.bnp_bounds import infeasible_tasks
+
+    return infeasible_tasks(instance)
+
+
+def lower_bound(instance: Instance) -> float:
+    """Cheap valid lower bound on the rent cost (see :mod:`hybridsched.models.bnp_bounds`)."""
+    from hybridsched.models.bnp_bounds import lower_bound as bound
+
+    return bound(instance)
+
+
 FAMILY = register_family(
     Family(
         name="hybrid-deadline",
@@ -20,9 +35,11 @@ FAMILY = register_family(
         solution_to_dict=files.solution_to_dict,
         check=check,
         evaluate=evaluate,
-        infeasible_items=lambda instance: instance.unplaceable_tasks(),
+        infeasible_items=infeasible_items,
         reference=files.reference,
+        lower_bound=lower_bound,
     )
 )
 
-__all__ = ["FAMILY", "PM", "Instance", "Solution", "VMType", "check", "evaluate"]
+__all__ = ["FAMILY", "PM", "Instance", "Solution", "VMType", "check", "evaluate",
+           "infeasible_items", "lower_bound"]
