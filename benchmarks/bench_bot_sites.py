@@ -8,9 +8,15 @@ Prints, with medians over ``--runs`` runs and ``os.cpu_count()``:
 * G-Min-min, G-Max-min and G-Sufferage on 10^5 tasks on 10^3 processors
   (10 sites x 100 processors, 10 BoTs x 10^4 tasks; target < 30 s each);
 * all six greedy heuristics together on each Braun instance (target < 1 s);
-* the exact model with a 60 s limit on u_c_hihi.0 and its gap to best_known.csv.
+* the exact model with a 60 s limit on u_c_hihi.0 and its gap to best_known.csv;
+* what the exact DAG model (several blocks per BoT and processor, issue 6) costs:
+  solve times on generated DAG instances, against the earlier one-block model
+  (a restriction: it can miss the optimum or find no schedule at all);
+* the exact method with hard bandwidth/storage limits: how often the static
+  limit model is proven optimal by the fluid bound, and its solve time.
 
-Usage: ``python benchmarks/bench_bot_sites.py [--runs 3] [--exact-limit 60] [--no-exact]``.
+Usage: ``python benchmarks/bench_bot_sites.py [--runs 3] [--exact-limit 60] [--no-exact]
+[--dag-seeds 10] [--only dag]``.
 Braun data are read from ``$HYBRIDSCHED_DATA/braun-etc-512x16`` or
 ``../shared/data/braun-etc-512x16``; that part is skipped when absent.
 """
@@ -20,8 +26,11 @@ from __future__ import annotations
 import argparse
 import csv
 import os
+import statistics
+import time
 from pathlib import Path
 
+import numpy as np
 from _common import median_time
 
 from hybridsched import run_method
@@ -94,13 +103,91 @@ def bench_braun(folder, runs, exact_limit):
           f"(wall {result.runtime_s:.1f} s)")
 
 
+DAG_CONFIGS = [   # (sites, bots, tasks per BoT, processors per site, dependency)
+    (2, 4, (2, 4), (1, 2), 0.5),
+    (3, 5, (2, 4), (1, 3), 0.3),
+    (3, 6, (3, 6), (1, 3), 0.3),
+    (3, 8, (2, 4), (1, 3), 0.2),
+]
+
+
+def _one_block(inst, limit):
+    """Makespan and seconds of the earlier one-block-per-(BoT, processor) model."""
+    from hybridsched.bot_sites.methods import best_start
+    from hybridsched.models import bot_makespan as bm_
+    from hybridsched.models.highs import solve_with_highs
+
+    start = time.perf_counter()
+    warm = best_start(inst)
+    model = bm_.build(inst, horizon=bm_._horizon(inst, None), max_blocks=1)
+    bm_.warm_start(model, warm)
+    out = solve_with_highs(model.model, time_limit=limit, mip_rel_gap=1e-10,
+                           warm_start=True)
+    span = evaluate(inst, bm_.extract(model)).objective if out.has_incumbent else None
+    return span, time.perf_counter() - start, out.status.value
+
+
+def bench_dag(seeds, limit=60.0):
+    from hybridsched.models.bot_makespan import block_bound, model_size
+
+    print(f"exact DAG model: {seeds} seeds per configuration, {limit:.0f} s limit each")
+    for sites, bots, tasks, procs, dep in DAG_CONFIGS:
+        times, old_times, proven, worse, sizes, blocks = [], [], 0, 0, [], []
+        for seed in range(seeds):
+            inst = generate(sites=sites, bots=bots, tasks_per_bot=tasks, procs_per_site=procs,
+                            dependency=dep, seed=seed)
+            if not len(inst.edges):
+                continue
+            result = run_method("bot-sites", "exact", inst, time_limit=limit)
+            times.append(result.runtime_s)
+            proven += result.status.value == "optimal"
+            sizes.append(model_size(inst))
+            blocks.append(float(np.mean(block_bound(inst))))
+            span, seconds, _ = _one_block(inst, limit)
+            old_times.append(seconds)
+            worse += span is None or span > result.objective * (1 + 1e-9)
+        n = len(times)
+        print(f"  {sites} sites x {bots} BoTs, tasks {tasks[0]}:{tasks[1]}, procs "
+              f"{procs[0]}:{procs[1]}, dependency {dep}: {n} DAG instances, "
+              f"{proven} proven optimal | median {statistics.median(times):.2f} s, max "
+              f"{max(times):.2f} s (one-block model: median "
+              f"{statistics.median(old_times):.2f} s, max {max(old_times):.2f} s, worse or "
+              f"no schedule on {worse}) | median integer variables "
+              f"{statistics.median(sizes):.0f}, mean B_k {statistics.mean(blocks):.2f}")
+
+
+def bench_limits(seeds, limit=60.0):
+    print(f"exact with hard limits (3 sites x 4 BoTs, tasks 3:6, procs 1:3, communication "
+          f"and storage): {seeds} seeds per tightness, {limit:.0f} s limit each")
+    for tightness in (0.3, 1.0):
+        times, proven, gaps = [], 0, []
+        for seed in range(seeds):
+            inst = generate(sites=3, bots=4, tasks_per_bot=(3, 6), procs_per_site=(1, 3),
+                            communication=True, storage=True, hard_limits=True,
+                            tightness=tightness, seed=seed)
+            result = run_method("bot-sites", "exact", inst, time_limit=limit)
+            times.append(result.runtime_s)
+            proven += result.status.value == "optimal"
+            gaps.append(result.gap)
+        print(f"  tightness {tightness}: {proven}/{seeds} proven optimal, median gap to the "
+              f"fluid/critical-path bound {statistics.median(gaps):.1%} | median "
+              f"{statistics.median(times):.2f} s, max {max(times):.2f} s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--exact-limit", type=float, default=60.0)
     parser.add_argument("--no-exact", action="store_true")
+    parser.add_argument("--dag-seeds", type=int, default=10)
+    parser.add_argument("--only", choices=["dag"], default=None,
+                        help="run only the exact DAG and hard-limit sections")
     args = parser.parse_args()
     print(f"os.cpu_count() = {os.cpu_count()}; medians of {args.runs} runs")
+    if args.only == "dag":
+        bench_dag(args.dag_seeds)
+        bench_limits(args.dag_seeds)
+        return
     bench_gmo(args.runs)
     bench_batch(max(1, min(args.runs, 3)))
     folder = braun_dir()
@@ -108,6 +195,8 @@ def main() -> None:
         print("Braun data absent: skipped (set HYBRIDSCHED_DATA)")
     else:
         bench_braun(folder, args.runs, None if args.no_exact else args.exact_limit)
+    bench_dag(args.dag_seeds)
+    bench_limits(args.dag_seeds)
 
 
 if __name__ == "__main__":

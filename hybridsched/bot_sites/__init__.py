@@ -22,17 +22,14 @@ def infeasible_items(instance: Instance) -> list[str]:
     """BoTs that no site can run under hard bandwidth/storage limits (empty otherwise).
 
     A task of BoT ``k`` alone on site ``i`` uses ``d_ki / p_ki`` bandwidth and
-    ``sr_k`` storage; if that exceeds site ``i``'s limit for every site, no
-    schedule exists.
+    ``sr_k`` storage; if that exceeds site ``i``'s limit for every site (the
+    checker's rule, :func:`~hybridsched.bot_sites.limits.allowed_pairs`), no
+    schedule exists. Conversely, with one allowed site per BoT, running one
+    task at a time is a valid schedule.
     """
-    if not instance.hard_limits:
-        return []
-    ok = np.ones((instance.n_bots, instance.n_sites), dtype=bool)
-    rate = instance.rate
-    if rate is not None and instance.site_bandwidth is not None:
-        ok &= rate <= instance.site_bandwidth[None, :] * (1 + 1e-9)
-    if instance.storage is not None and instance.storage_limit is not None:
-        ok &= instance.storage[:, None] <= instance.storage_limit[None, :] * (1 + 1e-9)
+    from hybridsched.bot_sites.limits import allowed_pairs
+
+    ok = allowed_pairs(instance)
     return [instance.bot_ids[k] for k in np.flatnonzero(~ok.any(axis=1))]
 
 
@@ -77,6 +74,7 @@ FAMILY = register_family(
         infeasible_items=infeasible_items,
         reference=reference,
         lower_bound=lower_bound,
+        objectives=("makespan", "cost"),
     )
 )
 

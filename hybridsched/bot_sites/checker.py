@@ -27,7 +27,15 @@ Readings of the paper used here (Duan, Prodan and Li 2014):
   the site's input bandwidth and holds ``sr_k`` storage; the peak over time
   must not exceed ``lambda_i`` and ``sl_i``. They are hard constraints only
   when the instance says ``hard_limits``; otherwise they are reported as
-  ``bandwidth_ok`` / ``storage_ok``.
+  ``bandwidth_ok`` / ``storage_ok``. A site's peak may exceed its limit by
+  :data:`LIMIT_TOL` relative (floating-point noise): the exact models use the
+  same rule and constant.
+* Block counts are checked one by one against their BoT's task count before
+  anything is summed, so no integer sum can wrap around.
+* A solution file's stated summary (``makespan``, ``cost``: kept as
+  ``Solution.reported_makespan`` / ``reported_cost``) must match the
+  recomputed values within :data:`CLAIM_RTOL` relative and
+  :data:`CLAIM_ATOL` absolute (the rule of the hybrid-deadline checker).
 """
 
 from __future__ import annotations
@@ -41,6 +49,13 @@ from hybridsched.bot_sites.solution import Solution
 from hybridsched.families import Evaluation
 
 TOL = 1e-9
+
+#: A site's peak bandwidth/storage may exceed its limit by this relative amount.
+LIMIT_TOL = 1e-9
+
+#: Relative and absolute tolerance of a stated summary value (makespan, cost).
+CLAIM_RTOL = 1e-9
+CLAIM_ATOL = 1e-9
 
 
 def _tol(t: np.ndarray | float) -> np.ndarray | float:
@@ -73,8 +88,11 @@ def _structure(instance: Instance, solution: Solution) -> list[str]:
     site_ok = (site >= 0) & (site < M)
     procs = np.asarray(instance.procs)[np.where(site_ok, site, 0)]
     finite = np.isfinite(start)
-    bad = ((bot < 0) | (bot >= K) | ~site_ok | (site_ok & ((proc < 0) | (proc >= procs)))
-           | (count < 1) | ~finite | (finite & (start < -_tol(np.where(finite, start, 0.0)))))
+    bot_ok = (bot >= 0) & (bot < K)
+    too_many = bot_ok & (count > np.asarray(instance.tasks)[np.where(bot_ok, bot, 0)])
+    bad = (~bot_ok | ~site_ok | (site_ok & ((proc < 0) | (proc >= procs)))
+           | (count < 1) | too_many | ~finite
+           | (finite & (start < -_tol(np.where(finite, start, 0.0)))))
     for b in np.flatnonzero(bad)[:20]:
         k, i, j = int(bot[b]), int(site[b]), int(proc[b])
         if not 0 <= k < K:
@@ -86,6 +104,9 @@ def _structure(instance: Instance, solution: Solution) -> list[str]:
                             f"{instance.site_ids[i]} ({int(instance.procs[i])} processors)")
         if count[b] < 1:
             problems.append(f"block {b}: count {int(count[b])} < 1")
+        elif 0 <= k < K and count[b] > instance.tasks[k]:
+            problems.append(f"block {b}: count {int(count[b])} exceeds the "
+                            f"{int(instance.tasks[k])} tasks of BoT {instance.bot_ids[k]}")
         if not math.isfinite(float(start[b])):
             problems.append(f"block {b}: start is not finite")
         elif start[b] < -_tol(float(start[b])):
@@ -105,11 +126,11 @@ def check(instance: Instance, solution: Solution) -> list[str]:
     problems = _structure(instance, solution)
     if problems:
         return problems
-    placed = np.zeros(instance.n_bots, dtype=np.int64)
-    np.add.at(placed, solution.bot, solution.count)
-    for k in np.flatnonzero(placed != instance.tasks):
-        problems.append(f"BoT {instance.bot_ids[k]}: {int(placed[k])} tasks scheduled, "
-                        f"it has {int(instance.tasks[k])}")
+    placed = _placed(instance, solution)
+    for k in range(instance.n_bots):
+        if placed[k] != int(instance.tasks[k]):
+            problems.append(f"BoT {instance.bot_ids[k]}: {placed[k]} tasks scheduled, "
+                            f"it has {int(instance.tasks[k])}")
     end = block_ends(instance, solution)
     order = np.lexsort((solution.start, solution.proc, solution.site))
     same = ((solution.site[order][1:] == solution.site[order][:-1])
@@ -136,9 +157,40 @@ def check(instance: Instance, solution: Solution) -> list[str]:
                             ("storage", peak_ratio(instance, solution, "storage"))):
             if ratio is None:
                 continue
-            for i in np.flatnonzero(ratio > 1 + 1e-9):
+            for i in np.flatnonzero(ratio > 1 + LIMIT_TOL):
                 problems.append(f"site {instance.site_ids[i]}: peak {what} use is "
                                 f"{ratio[i]:.6g} times its limit")
+    return problems + _claim_problems(instance, solution)
+
+
+def _placed(instance: Instance, solution: Solution) -> list[int]:
+    """Tasks scheduled per BoT, as exact Python integers.
+
+    Every count is already known to lie in ``[1, tasks[bot]]``; the sums are
+    taken in int64 only when a float64 estimate shows they cannot wrap.
+    """
+    approx = np.zeros(instance.n_bots)
+    np.add.at(approx, solution.bot, solution.count.astype(float))
+    if approx.max(initial=0.0) < 2.0**62:
+        exact = np.zeros(instance.n_bots, dtype=np.int64)
+        np.add.at(exact, solution.bot, solution.count)
+        return [int(v) for v in exact]
+    totals = [0] * instance.n_bots
+    for k, c in zip(solution.bot.tolist(), solution.count.tolist(), strict=True):
+        totals[k] += c
+    return totals
+
+
+def _claim_problems(instance: Instance, solution: Solution) -> list[str]:
+    """Summary values the solution states (makespan, cost) that the schedule contradicts."""
+    problems: list[str] = []
+    stated = (("makespan", solution.reported_makespan,
+               float(completion_times(instance, solution).max(initial=0.0))),
+              ("cost", solution.reported_cost, schedule_cost(instance, solution)))
+    for what, claim, actual in stated:
+        if claim is not None and not math.isclose(claim, actual, rel_tol=CLAIM_RTOL,
+                                                  abs_tol=CLAIM_ATOL):
+            problems.append(f"reported {what} {claim!r} != recomputed {actual!r}")
     return problems
 
 
@@ -262,7 +314,7 @@ def evaluate(instance: Instance, solution: Solution) -> Evaluation:
     }
     for what in ("bandwidth", "storage"):
         ratio = peak_ratio(instance, solution, what)
-        metrics[f"{what}_ok"] = True if ratio is None else bool(np.all(ratio <= 1 + 1e-9))
+        metrics[f"{what}_ok"] = True if ratio is None else bool(np.all(ratio <= 1 + LIMIT_TOL))
         metrics[f"peak_{what}_ratio"] = None if ratio is None else float(ratio.max())
     metrics["blocks"] = solution.n_blocks
     return Evaluation(objective=makespan, metrics=metrics)

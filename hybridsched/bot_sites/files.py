@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
-import networkx as nx
 import numpy as np
 
 from hybridsched.bot_sites.instance import Instance
@@ -57,6 +57,8 @@ def instance_from_dict(document: Any, source: str = "<instance>") -> Instance:
         One line naming ``source`` and the field path: schema errors,
         duplicate ids, unknown sites or BoTs, ragged rows, cyclic DAGs.
     """
+    import networkx as nx  # only when an instance is read (keeps start-up light)
+
     doc = parse_model(InstanceDoc, document, source)
     site_ids = [s.id for s in doc.sites]
     bot_ids = [b.id for b in doc.bots]
@@ -167,9 +169,14 @@ def solution_from_dict(document: Any, instance: Instance, source: str = "<soluti
                        ) -> Solution:
     """Validate a solution document against ``instance``'s identifiers.
 
-    Unknown BoT or site ids raise :class:`InputError`; scheduling problems
-    (missing tasks, processors that do not exist, overlaps, precedence) are
-    left to the checker.
+    Unknown BoT or site ids, and block counts larger than their BoT's number
+    of tasks (which no schedule of this instance can have, and which could not
+    be summed safely), raise :class:`InputError`; scheduling problems (missing
+    tasks, processors that do not exist, overlaps, precedence) are left to the
+    checker. The summary the file states (``makespan``, ``cost``) is kept on
+    the solution for the checker to compare with the recomputed values;
+    ``objective`` is not checked (it is the makespan or the cost depending on
+    the objective the method optimised).
     """
     doc = parse_model(SolutionDoc, document, source)
     bot_index = {b: k for k, b in enumerate(instance.bot_ids)}
@@ -182,12 +189,29 @@ def solution_from_dict(document: Any, instance: Instance, source: str = "<soluti
             raise InputError(f"{source}: field blocks.{b}.bot: unknown BoT {block.bot!r}")
         if block.site not in site_index:
             raise InputError(f"{source}: field blocks.{b}.site: unknown site {block.site!r}")
-        arrays["bot"][b] = bot_index[block.bot]
+        k = bot_index[block.bot]
+        if block.count > int(instance.tasks[k]):
+            raise InputError(f"{source}: field blocks.{b}.count: {block.count} is more than the "
+                             f"{int(instance.tasks[k])} tasks of BoT {block.bot!r}")
+        arrays["bot"][b] = k
         arrays["site"][b] = site_index[block.site]
         arrays["proc"][b] = block.processor
         arrays["count"][b] = block.count
         start[b] = block.start
-    return Solution(arrays["bot"], arrays["site"], arrays["proc"], arrays["count"], start)
+    return Solution(arrays["bot"], arrays["site"], arrays["proc"], arrays["count"], start,
+                    reported_makespan=_stated(doc, "makespan", source),
+                    reported_cost=_stated(doc, "cost", source))
+
+
+def _stated(doc: SolutionDoc, name: str, source: str) -> float | None:
+    """The summary value ``name`` the document states, or ``None`` when absent."""
+    value = (doc.model_extra or {}).get(name)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) \
+            or not math.isfinite(value):
+        raise InputError(f"{source}: field {name}: must be a finite number, got {value!r}")
+    return float(value)
 
 
 def solution_to_dict(solution: Solution, instance: Instance, **summary: Any) -> dict[str, Any]:

@@ -33,9 +33,11 @@ Choices of ours where the paper is silent:
   the transfer takes ``U[0.5, 1.5]`` times the computation, so about half of
   the (BoT, site) pairs are communication-bound (Eq. 2); the site input
   bandwidth is ``tightness * m_i * mean_k(d_ki / p_ki)``, but at least what
-  any single task needs (so every instance is feasible).
+  any single task needs on that site (so every instance is feasible: running
+  one task at a time always fits).
 * Storage: ``sr_k ~ U[1, 100]`` per busy processor and a site limit of
   ``tightness * m_i * mean(sr)``, at least ``max(sr)``.
+* Site limits are rounded *up* to 6 significant digits.
 """
 
 from __future__ import annotations
@@ -80,6 +82,18 @@ def parse_range(text: str, option: str) -> tuple[int, int]:
     if len(values) != 2:
         raise InputError(f"{option}: expected A:B, got {text!r}")
     return _range((values[0], values[1]), option)
+
+
+def _round_up(values: np.ndarray, digits: int = 6) -> np.ndarray:
+    """Round up to ``digits`` significant digits: never below ``values``.
+
+    Site limits are rounded for readable files; rounding *to nearest* (as
+    before) could drop a limit below what one task needs on that site.
+    """
+    values = np.asarray(values, dtype=float)
+    scale = 10.0 ** (digits - 1 - np.floor(np.log10(values)))
+    up = np.ceil(values * scale) / scale
+    return np.where(up >= values, up, np.nextafter(values, np.inf))
 
 
 def etc_matrix(rng: np.random.Generator, bots: int, sites: int, scenario: str,
@@ -156,11 +170,11 @@ def generate(*, sites: int = 10, bots: int = 10, tasks_per_bot: tuple[int, int] 
         bandwidth = np.maximum(bandwidth, 1e-9)
         effective = np.maximum(etc, data / bandwidth)
         rate = data / effective
-        site_bw = np.maximum(tightness * procs * np.mean(rate, axis=0),
-                             rate.max(axis=0) * (1 + 1e-6)).round(6)
+        site_bw = _round_up(np.maximum(tightness * procs * np.mean(rate, axis=0),
+                                       rate.max(axis=0) * (1 + 1e-6)))
     if storage:
         sr = rng.uniform(1.0, 100.0, bots).round(6)
-        sl = np.maximum(tightness * procs * np.mean(sr), sr.max() * (1 + 1e-6)).round(6)
+        sl = _round_up(np.maximum(tightness * procs * np.mean(sr), sr.max() * (1 + 1e-6)))
     kind = "c" if consistent else "i"
     return Instance(
         name=name or f"gen-{scenario}-{kind}-{sites}s-{bots}b-s{seed}",

@@ -12,20 +12,29 @@ from collections.abc import Callable
 
 from hybridsched.bot_sites.checker import check, completion_times, schedule_cost
 from hybridsched.bot_sites.instance import Instance
+from hybridsched.bot_sites.limits import cheapest_schedule, limited, repair
 from hybridsched.bot_sites.solution import Solution
+from hybridsched.budget import TimeBudget
+from hybridsched.errors import MethodFailedError
 from hybridsched.heuristics.gmo import gmo as _gmo
 from hybridsched.heuristics.greedy import GREEDY, g_mct, g_min_min, g_sufferage
-from hybridsched.models import bot_bounds, bot_makespan
-from hybridsched.registry import MethodFailedError, register_method
+from hybridsched.registry import register_method
 from hybridsched.result import Result, Status
+
+# The models (Pyomo, highspy) are imported inside the functions that use them, so that
+# listing methods or running a heuristic does not pay for them.
 
 FAMILY = "bot-sites"
 
 #: Above this many tasks the exact method does not warm-start from the O(n^2) greedies.
 WARM_MINMIN_LIMIT = 20000
 
-#: Above this many integer variables (BoTs x processors) the MILP is not built.
+#: Above this many integer variables (BoTs x processors, plus the DAG model's blocks and
+#: ordering binaries) the MILP is not built.
 MILP_VARIABLE_LIMIT = 100_000
+
+#: Hard-limit repairs of heuristic warm starts re-time at most this many blocks.
+REPAIR_BLOCK_LIMIT = 5_000
 
 
 def lower_bound(instance: Instance) -> float:
@@ -34,6 +43,8 @@ def lower_bound(instance: Instance) -> float:
     Scales to 10^5+ tasks (the LP has one column per (BoT, site) pair); use
     it in ``compare`` when the instance records no optimum.
     """
+    from hybridsched.models import bot_bounds
+
     return bot_bounds.lower_bound(instance)
 
 
@@ -69,14 +80,45 @@ for _name, _desc in (
     _heuristic(_name, GREEDY[_name], _desc)
 
 
-def best_start(instance: Instance, objective: str = "makespan") -> Solution:
-    """Best schedule of the fast heuristics, used to warm-start the exact model."""
-    candidates = [_gmo(instance, objective=objective), g_mct(instance, objective=objective)]
+def best_start(instance: Instance, objective: str = "makespan",
+               budget: TimeBudget | None = None) -> Solution:
+    """Best schedule of the fast heuristics, used to warm-start the exact model.
+
+    With hard limits, heuristic schedules that break them are re-timed so
+    that the limits hold over time (:func:`~hybridsched.bot_sites.limits.repair`,
+    up to :data:`REPAIR_BLOCK_LIMIT` blocks), and the cheapest-site schedule
+    competes too. Stops trying further heuristics once ``budget`` expires
+    (the first one always runs; with a limit of 0 all of them run, as they
+    are what "warm start only" returns).
+
+    Raises
+    ------
+    MethodFailedError
+        When no candidate schedule passes the checker.
+    """
+    makers = [lambda: _gmo(instance, objective=objective),
+              lambda: g_mct(instance, objective=objective)]
     if instance.n_tasks <= WARM_MINMIN_LIMIT:
-        candidates += [g_min_min(instance, objective=objective),
-                       g_sufferage(instance, objective=objective)]
-    if instance.hard_limits and instance.has_limits:
-        candidates = [s for s in candidates if not check(instance, s)]
+        makers += [lambda: g_min_min(instance, objective=objective),
+                   lambda: g_sufferage(instance, objective=objective)]
+    if limited(instance) and objective == "makespan":   # (the exact cost mode adds it)
+        makers.append(lambda: cheapest_schedule(instance))
+    candidates = []
+    for make in makers:
+        # A limit of 0 asks for the warm start itself: every fast heuristic runs.
+        if candidates and budget is not None and budget.expired() \
+                and not budget.warm_start_only:
+            break
+        solution = make()
+        if solution is None:
+            continue
+        if limited(instance) and check(instance, solution):
+            if solution.n_blocks > REPAIR_BLOCK_LIMIT:
+                continue
+            solution = repair(instance, solution)
+            if solution is None or check(instance, solution):
+                continue
+        candidates.append(solution)
 
     def key(s: Solution) -> tuple[float, float]:
         span, cost = float(completion_times(instance, s).max()), schedule_cost(instance, s)
@@ -93,20 +135,32 @@ def exact(instance: Instance, *, seed: int | None = None, time_limit: float | No
           objective: str = "makespan") -> Result:
     """Exact makespan (or cost-then-makespan) model, warm-started from the best heuristic.
 
-    Instances with more than :data:`MILP_VARIABLE_LIMIT` (BoT, processor)
-    pairs are not modelled: the best heuristic schedule is returned with the
-    fluid/critical-path lower bound as a certified bound (status
-    ``feasible``).
+    ``time_limit`` bounds the whole method (heuristic warm start, model
+    building, solve, extraction); ``0`` returns the best warm start with its
+    bound, without building a model. Instances whose model would have more
+    than :data:`MILP_VARIABLE_LIMIT` integer variables are not modelled:
+    the best heuristic schedule is returned with a certified bound (the
+    fluid/critical-path bound on the makespan, or the exact minimum cost).
+    See :func:`hybridsched.models.bot_makespan.solve` for what the status
+    and bound mean with ``objective="cost"``.
     """
+    from hybridsched.models import bot_makespan
+
+    budget = TimeBudget(time_limit)
     try:
-        start = best_start(instance, objective)
+        start = best_start(instance, objective, budget)
     except MethodFailedError:
         start = None
-    if instance.n_bots * instance.n_procs > MILP_VARIABLE_LIMIT:
-        if start is None:
+    size = bot_makespan.model_size(instance)
+    if size > MILP_VARIABLE_LIMIT:
+        result = bot_makespan.solve(instance, objective=objective, start=start,
+                                    budget=TimeBudget(0))
+        if result.status is Status.NO_SOLUTION:
             raise MethodFailedError("instance too large for the MILP and no heuristic fits")
-        return Result("exact", FAMILY, Status.FEASIBLE, solution=start,
-                      bound=lower_bound(instance) if objective == "makespan" else None,
-                      message=f"{instance.n_bots} BoTs x {instance.n_procs} processors is too "
-                      "large for the MILP: best heuristic with the fluid lower bound")
-    return bot_makespan.solve(instance, objective=objective, time_limit=time_limit, start=start)
+        result.message = (f"{instance.n_bots} BoTs x {instance.n_procs} processors is too "
+                          f"large for the MILP ({size} integer variables > "
+                          f"{MILP_VARIABLE_LIMIT}): best heuristic with a certified bound")
+        if result.status is Status.TIME_LIMIT:
+            result.status = Status.FEASIBLE
+        return result
+    return bot_makespan.solve(instance, objective=objective, start=start, budget=budget)

@@ -35,12 +35,17 @@ from hybridsched.io.documents import (
     InstanceHeader,
     NonNegative,
     Positive,
+    ProcessorCount,
+    ProcessorIndex,
     ReferenceBase,
     SolutionHeader,
     Strict,
+    TaskCount,
 )
 
-Count = Annotated[int, Field(ge=1)]
+#: Integers are capped before they reach int64 arrays (a count of 2**64 + 5 must not
+#: wrap around): tasks of a BoT and of a block <= MAX_TASKS, processors <= MAX_PROCESSORS.
+Count = TaskCount
 Row = list[Positive] | dict[str, Positive]
 
 FAMILY = "bot-sites"
@@ -50,7 +55,7 @@ class SiteDoc(Strict):
     """A site: ``procs`` identical processors, ``price`` per time unit of computation."""
 
     id: Identifier
-    procs: Count
+    procs: ProcessorCount
     price: NonNegative = 0.0
     bandwidth: Positive | None = None
     storage: Positive | None = None
@@ -93,8 +98,8 @@ class BlockDoc(Strict):
 
     bot: Identifier
     site: Identifier
-    processor: Annotated[int, Field(ge=0)]
-    count: Count
+    processor: ProcessorIndex
+    count: TaskCount
     start: Finite
 
 

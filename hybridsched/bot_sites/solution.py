@@ -11,6 +11,7 @@ time is thus given, and a task-level schedule is one block per task.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +32,14 @@ class Solution:
     notes:
         What the producing method wants to report (stages, rounding, ...);
         never used by the checker.
+    reported_makespan, reported_cost:
+        The summary a solution *file* states (``None`` when absent): never
+        used by algorithms; the checker reports a mismatch with the values it
+        recomputes.
+
+    Integer fields are converted exactly: values that are not integers or
+    do not fit in a signed 64-bit integer raise :class:`ValueError` (numpy
+    would silently truncate floats and wrap unsigned values).
     """
 
     bot: np.ndarray
@@ -39,13 +48,17 @@ class Solution:
     count: np.ndarray
     start: np.ndarray
     notes: dict[str, Any] = field(default_factory=dict)
+    reported_makespan: float | None = None
+    reported_cost: float | None = None
 
     def __post_init__(self) -> None:
-        for name, dtype in (("bot", np.int64), ("site", np.int64), ("proc", np.int64),
-                            ("count", np.int64), ("start", float)):
-            array = np.array(getattr(self, name), dtype=dtype).reshape(-1)
+        for name in ("bot", "site", "proc", "count"):
+            array = _int64(getattr(self, name), name)
             array.setflags(write=False)
             object.__setattr__(self, name, array)
+        start = np.array(self.start, dtype=float).reshape(-1)
+        start.setflags(write=False)
+        object.__setattr__(self, "start", start)
 
     @property
     def n_blocks(self) -> int:
@@ -57,6 +70,37 @@ class Solution:
         delta = np.zeros((instance.n_bots, instance.n_sites), dtype=np.int64)
         np.add.at(delta, (self.bot, self.site), self.count)
         return delta
+
+
+_INT64 = np.iinfo(np.int64)
+
+
+def _int64(values: Any, name: str) -> np.ndarray:
+    """``values`` as a flat int64 array, refusing anything that would not convert exactly."""
+    array = np.asarray(values)
+    if array.dtype.kind == "i":
+        return np.array(array, dtype=np.int64).reshape(-1)
+    if array.dtype.kind == "u":
+        if array.size and int(array.max()) > _INT64.max:
+            raise ValueError(f"solution {name}: {int(array.max())} does not fit in int64")
+        return np.array(array, dtype=np.int64).reshape(-1)
+    flat = array.reshape(-1).tolist() if array.dtype != object else list(array.reshape(-1))
+    out = np.empty(len(flat), dtype=np.int64)
+    for n, value in enumerate(flat):
+        if isinstance(value, bool | np.bool_):
+            raise ValueError(f"solution {name}: {value!r} is not an integer")
+        if isinstance(value, float | np.floating):
+            if not (np.isfinite(value) and float(value).is_integer()):
+                raise ValueError(f"solution {name}: {value!r} is not an integer")
+            value = int(value)
+        try:
+            value = operator.index(value)
+        except TypeError:
+            raise ValueError(f"solution {name}: {value!r} is not an integer") from None
+        if not _INT64.min <= value <= _INT64.max:
+            raise ValueError(f"solution {name}: {value} does not fit in int64")
+        out[n] = value
+    return out
 
 
 def from_task_assignments(instance: Instance, bot: Iterable[int], proc: Iterable[int],

@@ -10,8 +10,14 @@
 * :func:`critical_path_bound`: the longest DAG path with each BoT weighted by
   its fastest task time (every BoT needs at least one task time after its
   predecessors finish).
+* :func:`min_cost`: the minimum cost, exactly (every task on a cheapest
+  site where one task alone fits the hard limits).
 
-Both are valid for the unrestricted problem (any schedule of any method).
+With hard limits, (BoT, site) pairs where one task alone breaks a limit are
+left out (:func:`~hybridsched.bot_sites.limits.allowed_pairs`, the checker's
+rule), and the fluid LP's time-averaged limits get the checker's tolerance
+``1 + LIMIT_TOL``. All are valid for the unrestricted problem (any schedule
+the checker accepts).
 The LPs are built directly with ``highspy`` (one column per (BoT, site) pair,
 arrays in CSC form): at 10^3 BoTs x 10^2 sites a Pyomo model of the same LP
 takes seconds to build, highspy milliseconds.
@@ -22,12 +28,15 @@ from __future__ import annotations
 import highspy
 import numpy as np
 
+from hybridsched.bot_sites.checker import LIMIT_TOL
 from hybridsched.bot_sites.instance import Instance
+from hybridsched.bot_sites.limits import allowed_pairs
 
 
 def _restricted_fluid(instance: Instance, allowed: np.ndarray) -> float:
     """Minimum ``C`` of the fluid LP using only the ``allowed`` (BoT, site) pairs."""
     K, M = instance.n_bots, instance.n_sites
+    allowed = allowed & allowed_pairs(instance)
     if not allowed.any(axis=1).all():
         return np.inf
     kk, ii = np.nonzero(allowed)
@@ -37,11 +46,11 @@ def _restricted_fluid(instance: Instance, allowed: np.ndarray) -> float:
     rate = instance.rate
     if instance.hard_limits and rate is not None and instance.site_bandwidth is not None:
         groups.append((K + len(cap_rows) * M + ii, rate[kk, ii] * p))
-        cap_rows.append(np.asarray(instance.site_bandwidth, dtype=float))
+        cap_rows.append(np.asarray(instance.site_bandwidth, dtype=float) * (1 + LIMIT_TOL))
     if instance.hard_limits and instance.storage is not None \
             and instance.storage_limit is not None:
         groups.append((K + len(cap_rows) * M + ii, instance.storage[kk] * p))
-        cap_rows.append(np.asarray(instance.storage_limit, dtype=float))
+        cap_rows.append(np.asarray(instance.storage_limit, dtype=float) * (1 + LIMIT_TOL))
     n_rows = K + len(cap_rows) * M
     per_col = 1 + len(groups)
     n = len(kk)
@@ -68,31 +77,43 @@ def _restricted_fluid(instance: Instance, allowed: np.ndarray) -> float:
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     h.setOptionValue("threads", 1)
+    h.setOptionValue("primal_feasibility_tolerance", 1e-10)
+    h.setOptionValue("dual_feasibility_tolerance", 1e-10)
     h.passModel(lp)
     h.run()
     status = h.getModelStatus()
     if status == highspy.HighsModelStatus.kOptimal:
-        # The LP optimum within tolerances; shave a relative 1e-9 so the bound stays valid.
-        return float(h.getInfo().objective_function_value) * (1 - 1e-9)
+        # The LP optimum within tolerances of 1e-10: shave a relative 2e-10 so the bound
+        # stays valid despite them (well below the 1e-9 at which optimality is claimed).
+        return float(h.getInfo().objective_function_value) * (1 - 2e-10)
     if status == highspy.HighsModelStatus.kInfeasible:
         return np.inf
     raise RuntimeError(f"fluid LP: HiGHS stopped with {h.modelStatusToString(status)}")
 
 
-def fluid_bound(instance: Instance, *, strengthen: bool = True) -> float:
-    """Fluid LP bound on the makespan, optionally LST-strengthened (module docstring)."""
-    everything = np.ones((instance.n_bots, instance.n_sites), dtype=bool)
+def fluid_bound(instance: Instance, *, strengthen: bool = True,
+                sites: np.ndarray | None = None) -> float:
+    """Fluid LP bound on the makespan, optionally LST-strengthened (module docstring).
+
+    ``sites`` (``(K, M)`` booleans) restricts each BoT to some sites: the
+    bound then holds for the schedules that use only those (e.g. the
+    minimum-cost schedules, which use only cheapest sites).
+    """
+    everything = allowed_pairs(instance)
+    if sites is not None:
+        everything = everything & sites
     base = _restricted_fluid(instance, everything)
-    if not strengthen or base >= instance.p.max():
+    p = np.where(everything, instance.p, np.inf)
+    if not strengthen or not np.isfinite(base) or base >= p[everything].max():
         return base
-    floor = float(instance.p.min(axis=1).max())
-    values = np.unique(instance.p)
+    floor = float(p.min(axis=1).max())
+    values = np.unique(p[everything])
     values = values[values >= floor * (1 - 1e-15)]
     lo = int(np.searchsorted(values, max(base, floor) * (1 - 1e-12), side="right")) - 1
     lo = max(lo, 0)
 
     def level(t: int) -> float:
-        return _restricted_fluid(instance, instance.p <= values[t])
+        return _restricted_fluid(instance, p <= values[t])
 
     def good(t: int) -> tuple[bool, float]:
         nxt = values[t + 1] if t + 1 < len(values) else np.inf
@@ -121,9 +142,10 @@ def fluid_bound(instance: Instance, *, strengthen: bool = True) -> float:
     return max(float(values[t]), value, base)
 
 
-def critical_path_bound(instance: Instance) -> float:
-    """Longest DAG path, each BoT weighted by its fastest task time."""
-    fastest = instance.p.min(axis=1)
+def critical_path_bound(instance: Instance, *, sites: np.ndarray | None = None) -> float:
+    """Longest DAG path, each BoT weighted by its fastest task time (allowed sites)."""
+    allowed = allowed_pairs(instance) if sites is None else allowed_pairs(instance) & sites
+    fastest = np.where(allowed, instance.p, np.inf).min(axis=1)
     finish = np.zeros(instance.n_bots)
     preds = instance.predecessors
     for k in instance.topological_order():
@@ -131,13 +153,25 @@ def critical_path_bound(instance: Instance) -> float:
     return float(finish.max()) if len(finish) else 0.0
 
 
-def lower_bound(instance: Instance) -> float:
-    """Best of the fluid (LST-strengthened) and critical-path bounds on the makespan."""
+def lower_bound(instance: Instance, *, sites: np.ndarray | None = None) -> float:
+    """Best of the fluid (LST-strengthened) and critical-path bounds on the makespan.
+
+    ``sites``: see :func:`fluid_bound`.
+    """
     if instance.n_bots == 0:
         return 0.0
-    return max(fluid_bound(instance), critical_path_bound(instance))
+    return max(fluid_bound(instance, sites=sites), critical_path_bound(instance, sites=sites))
 
 
 def min_cost(instance: Instance) -> float:
-    """Smallest possible cost (Eq. 6): every task on a cheapest site for its BoT."""
-    return float(np.sum(instance.tasks * instance.cost_per_task.min(axis=1)))
+    """Smallest possible cost (Eq. 6): every task on a cheapest allowed site for its BoT.
+
+    Cost is a sum over tasks, so this is a lower bound on every schedule's
+    cost, and it is attained: with hard limits, sites where one task alone
+    breaks a limit are excluded, and running one task at a time on the
+    remaining cheapest sites always fits
+    (:func:`~hybridsched.bot_sites.limits.cheapest_schedule` builds a better
+    one). ``inf`` when some BoT has no allowed site.
+    """
+    cost = np.where(allowed_pairs(instance), instance.cost_per_task, np.inf)
+    return float(np.sum(instance.tasks * cost.min(axis=1)))
