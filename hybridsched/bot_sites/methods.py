@@ -121,7 +121,8 @@ def best_start(instance: Instance, objective: str = "makespan",
         candidates.append(solution)
 
     def key(s: Solution) -> tuple[float, float]:
-        span, cost = float(completion_times(instance, s).max()), schedule_cost(instance, s)
+        span = float(completion_times(instance, s).max(initial=0.0))
+        cost = schedule_cost(instance, s)
         return (span, cost) if objective == "makespan" else (cost, span)
 
     if not candidates:

@@ -98,7 +98,7 @@ def test_generated_dag_instances_are_solved_not_infeasible(seed):
         assert run_method("bot-sites", name, inst).objective >= result.objective * (1 - REL)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1))
 def test_exact_equals_brute_force_with_dags(seed):
     inst = tiny_instance(np.random.default_rng(seed), limits=False)
@@ -113,7 +113,7 @@ def test_exact_equals_brute_force_with_dags(seed):
     assert close(cost.metrics["makespan"], truth.makespan_at_min_cost)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1))
 def test_exact_with_hard_limits_claims_only_what_is_true(seed):
     inst = tiny_instance(np.random.default_rng(seed), limits=True)
@@ -157,7 +157,7 @@ def list_schedule(inst, rng):
     return Solution(bots, site, np.array(procs) - off[site], np.ones(len(bots), int), starts)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_normalise_is_the_proof_construction(seed):
     """normalise keeps schedules valid, finishes no BoT later, and needs <= B_k runs."""
