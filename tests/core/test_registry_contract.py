@@ -77,3 +77,14 @@ def test_heuristics_and_models_do_not_import_the_registry():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()
     assert out == "False"
+
+
+def test_exact_solve_stops_near_its_time_limit():
+    """Item 10: the whole method (warm start, build, solve) stays near its limit."""
+    from hybridsched.bot_sites.generator import generate
+
+    instance = generate(sites=4, bots=12, tasks_per_bot=(50, 90), procs_per_site=(20, 40),
+                        dependency=0.0, seed=3)
+    result = run_method("bot-sites", "exact", instance, time_limit=1.0)
+    assert result.status.has_solution and result.bound is not None
+    assert result.runtime_s < 1.0 * 1.5 + 0.5
