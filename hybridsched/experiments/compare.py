@@ -21,48 +21,32 @@ COLUMNS = [
 ]
 
 
-def objective_value(result: Result, objective: str | None) -> float | None:
-    """The result's value of ``objective`` (its main objective when ``None``)."""
-    if objective is None or result.objective is None:
-        return result.objective
-    value = result.metrics.get(objective, result.objective)
-    return None if value is None else float(value)
-
-
 def reference_value(family: Any, instance: Any, results: Sequence[Result],
                     objective: str | None = None) -> tuple[float | None, str]:
     """The value gaps are measured against, and what it is.
 
-    Preference: an optimum recorded with the instance; an optimum proven in
-    this run; otherwise the best (largest) lower bound known (recorded, from
-    the family's cheap bound, or from an exact method stopped by its time
-    limit). Returns ``(None, "none")`` when nothing is known.
-
-    With a secondary ``objective`` (e.g. ``"cost"``), the recorded optimum is
-    read under ``optimum_<objective>``, a proven optimum is the metric of an
-    exact result solved for that objective, and bounds come from the
-    result's ``<objective>_bound`` metric.
+    Every result reports the objective it optimised, with its status and
+    bound (:func:`~hybridsched.registry.run_method`), so one rule serves the
+    family's main objective and a chosen one (``objective="cost"``).
+    Preference: an optimum recorded with the instance (``optimum``, or
+    ``optimum_<objective>`` for a chosen objective); an optimum proven in this
+    run; otherwise the best (largest) lower bound known (recorded, from the
+    family's cheap bound for its main objective, or from an exact method
+    stopped by its time limit). Returns ``(None, "none")`` when nothing is
+    known.
     """
-    if objective is not None:
-        recorded = family.reference(instance) or {}
-        if f"optimum_{objective}" in recorded:
-            return recorded[f"optimum_{objective}"], "optimum (recorded)"
-        for result in results:
-            if result.status is Status.OPTIMAL:
-                return objective_value(result, objective), "optimum"
-        bounds = [r.metrics[f"{objective}_bound"] for r in results
-                  if r.metrics.get(f"{objective}_bound") is not None]
-        return (max(bounds), "lower bound") if bounds else (None, "none")
     recorded = family.reference(instance) or {}
-    if "optimum" in recorded:
-        return recorded["optimum"], "optimum (recorded)"
+    key = "optimum" if objective is None else f"optimum_{objective}"
+    if key in recorded:
+        return recorded[key], "optimum (recorded)"
     for result in results:
         if result.status is Status.OPTIMAL and result.objective is not None:
             return result.objective, "optimum"
-    bounds = [recorded["lower_bound"]] if "lower_bound" in recorded else []
-    bounds += [r.bound for r in results if r.bound is not None]
-    if family.lower_bound is not None:
-        bounds.append(family.lower_bound(instance))
+    bounds = [r.bound for r in results if r.bound is not None]
+    if objective is None:
+        bounds += [recorded["lower_bound"]] if "lower_bound" in recorded else []
+        if family.lower_bound is not None:
+            bounds.append(family.lower_bound(instance))
     if bounds:
         return max(bounds), "lower bound"
     return None, "none"
@@ -136,7 +120,7 @@ def compare(
                 on_step(str(path), name)
         reference, kind = reference_value(family, instance, results, objective)
         for result in results:
-            value = objective_value(result, objective)
+            value = result.objective
             rows.append({
                 "instance": Path(path).stem,
                 "family": family.name,
