@@ -101,7 +101,8 @@ def solve_with_highs(
     model:
         A Pyomo model with one active objective.
     time_limit:
-        Seconds of solver time; ``None`` for no limit.
+        Seconds for this call (both runs when a proof is cross-checked);
+        ``None`` for no limit.
     mip_rel_gap:
         Relative gap at which HiGHS may stop and report optimality.
     warm_start:
@@ -125,6 +126,7 @@ def solve_with_highs(
     RuntimeError
         When HiGHS stops with an error and no solution.
     """
+    clock = TimeBudget(time_limit)  # ``time_limit`` bounds this call, cross-check included
     solver = Highs()
     if not solver.available():
         raise RuntimeError("HiGHS (highspy) is not available")
@@ -139,15 +141,17 @@ def solve_with_highs(
     reporter = current_reporter()
     if reporter is not None:
         _subscribe_progress(solver, reporter)
-    stop = _subscribe_deadline(solver, _limit(time_limit, budget))
-    first = _run(solver, model, _limit(time_limit, budget), stop)
+    stop = _subscribe_deadline(solver, _limit(clock, budget))
+    first = _run(solver, model, _limit(clock, budget), stop)
     if not verify or first.status not in (Status.OPTIMAL, Status.INFEASIBLE):
         return first
-    return _cross_check(solver, model, first, _limit(time_limit, budget), stop)
+    return _cross_check(solver, model, first, _limit(clock, budget), stop)
 
 
-def _limit(time_limit: float | None, budget: TimeBudget | None) -> float | None:
-    limits = [t for t in (time_limit, budget.remaining() if budget else None) if t is not None]
+def _limit(clock: TimeBudget, budget: TimeBudget | None) -> float | None:
+    """Seconds left for the next HiGHS run: the call's own limit and the method's budget."""
+    limits = [t for t in (clock.remaining(), budget.remaining() if budget else None)
+              if t is not None]
     return min(limits) if limits else None
 
 
