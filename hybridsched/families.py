@@ -7,11 +7,29 @@ this interface, so adding a family never touches them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from hybridsched.errors import InputError
+
+#: Relative and absolute tolerance between a value a solution file states (cost,
+#: makespan, ...) and the value the checker recomputes: files store 17 significant digits.
+CLAIM_RTOL = 1e-9
+CLAIM_ATOL = 1e-9
+
+
+def wrong_claims(claims: Iterable[tuple[str, float | None, float]]) -> list[str]:
+    """One line per ``(what, stated, recomputed)`` whose stated value is off.
+
+    ``stated`` ``None`` means the solution makes no such claim. Every family's
+    checker uses this rule, so ``validate`` treats summaries alike.
+    """
+    return [f"reported {what} {stated!r} != recomputed {actual!r}"
+            for what, stated, actual in claims
+            if stated is not None
+            and not math.isclose(stated, actual, rel_tol=CLAIM_RTOL, abs_tol=CLAIM_ATOL)]
 
 
 @dataclass(frozen=True)

@@ -34,8 +34,8 @@ Readings of the paper used here (Duan, Prodan and Li 2014):
   anything is summed, so no integer sum can wrap around.
 * A solution file's stated summary (``makespan``, ``cost``: kept as
   ``Solution.reported_makespan`` / ``reported_cost``) must match the
-  recomputed values within :data:`CLAIM_RTOL` relative and
-  :data:`CLAIM_ATOL` absolute (the rule of the hybrid-deadline checker).
+  recomputed values by the rule every family shares
+  (:func:`hybridsched.families.wrong_claims`).
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ import numpy as np
 
 from hybridsched.bot_sites.instance import Instance
 from hybridsched.bot_sites.solution import Solution
-from hybridsched.families import Evaluation
+from hybridsched.families import Evaluation, wrong_claims
 
 TOL = 1e-9
 
@@ -54,8 +54,6 @@ TOL = 1e-9
 LIMIT_TOL = 1e-9
 
 #: Relative and absolute tolerance of a stated summary value (makespan, cost).
-CLAIM_RTOL = 1e-9
-CLAIM_ATOL = 1e-9
 
 
 def _tol(t: np.ndarray | float) -> np.ndarray | float:
@@ -183,15 +181,11 @@ def _placed(instance: Instance, solution: Solution) -> list[int]:
 
 def _claim_problems(instance: Instance, solution: Solution) -> list[str]:
     """Summary values the solution states (makespan, cost) that the schedule contradicts."""
-    problems: list[str] = []
-    stated = (("makespan", solution.reported_makespan,
-               float(completion_times(instance, solution).max(initial=0.0))),
-              ("cost", solution.reported_cost, schedule_cost(instance, solution)))
-    for what, claim, actual in stated:
-        if claim is not None and not math.isclose(claim, actual, rel_tol=CLAIM_RTOL,
-                                                  abs_tol=CLAIM_ATOL):
-            problems.append(f"reported {what} {claim!r} != recomputed {actual!r}")
-    return problems
+    return wrong_claims((
+        ("makespan", solution.reported_makespan,
+         float(completion_times(instance, solution).max(initial=0.0))),
+        ("cost", solution.reported_cost, schedule_cost(instance, solution)),
+    ))
 
 
 def peak_usage(instance: Instance, solution: Solution, what: str) -> np.ndarray | None:

@@ -11,13 +11,9 @@ import math
 
 import numpy as np
 
-from hybridsched.families import Evaluation
+from hybridsched.families import Evaluation, wrong_claims
 from hybridsched.hybrid_deadline.instance import TIME_TOL, Instance
 from hybridsched.hybrid_deadline.solution import Solution
-
-#: Relative tolerance when comparing a solution's stated cost or makespan with the
-#: recomputed value (files store floats with 17 significant digits).
-CLAIM_RTOL = 1e-9
 
 #: Linear PM power model of the paper (after Baliga et al.): watts idle / full.
 IDLE_WATTS = 70.0
@@ -103,7 +99,7 @@ def _claim_problems(instance: Instance, solution: Solution) -> list[str]:
 
     Each claim present is checked on its own: a VM without a lease claim does
     not excuse a wrong claim on another VM. Cost and makespan must match the
-    recomputed values within :data:`CLAIM_RTOL` relative (and 1e-9 absolute).
+    recomputed values by the shared rule :func:`~hybridsched.families.wrong_claims`.
     """
     problems: list[str] = []
     leases = vm_billed_hours(instance, solution)
@@ -115,15 +111,11 @@ def _claim_problems(instance: Instance, solution: Solution) -> list[str]:
             for j, (got, want) in enumerate(zip(claimed, leases, strict=True)):
                 if got is not None and got != want:
                     problems.append(f"VM {j}: reported {got} lease hours, schedule needs {want}")
-    for what, stated, actual in (
+    return problems + wrong_claims((
         ("cost", solution.reported_cost, rent_cost(instance, solution)),
         ("makespan", solution.reported_makespan,
          float(solution.finish.max()) if instance.n_tasks else 0.0),
-    ):
-        if stated is not None and not math.isclose(stated, actual, rel_tol=CLAIM_RTOL,
-                                                    abs_tol=1e-9):
-            problems.append(f"reported {what} {stated} != recomputed {actual}")
-    return problems
+    ))
     return problems
 
 
