@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -199,19 +198,7 @@ def solution_from_dict(document: Any, instance: Instance, source: str = "<soluti
         arrays["count"][b] = block.count
         start[b] = block.start
     return Solution(arrays["bot"], arrays["site"], arrays["proc"], arrays["count"], start,
-                    reported_makespan=_stated(doc, "makespan", source),
-                    reported_cost=_stated(doc, "cost", source))
-
-
-def _stated(doc: SolutionDoc, name: str, source: str) -> float | None:
-    """The summary value ``name`` the document states, or ``None`` when absent."""
-    value = (doc.model_extra or {}).get(name)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float) \
-            or not math.isfinite(value):
-        raise InputError(f"{source}: field {name}: must be a finite number, got {value!r}")
-    return float(value)
+                    reported_makespan=doc.makespan, reported_cost=doc.cost)
 
 
 def solution_to_dict(solution: Solution, instance: Instance, **summary: Any) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from hybridsched.errors import InputError
+from hybridsched.families import CLAIM_ATOL, CLAIM_RTOL
 from hybridsched.hybrid_deadline.checker import rent_cost, vm_billed_hours
 from hybridsched.hybrid_deadline.instance import PM, Instance, VMType
 from hybridsched.hybrid_deadline.schema import InstanceDoc, SolutionDoc
@@ -114,35 +115,26 @@ def solution_from_dict(document: Any, instance: Instance, source: str = "<soluti
         start,
         finish,
         reported_lease_hours=leases if any(h is not None for h in leases) else None,
-        reported_cost=_stated(doc, "cost", source),
-        reported_makespan=_stated(doc, "makespan", source),
+        reported_cost=_stated_cost(doc, source),
+        reported_makespan=doc.makespan,
     )
 
 
-def _stated(doc: SolutionDoc, field: str, source: str) -> float | None:
-    """A summary value the file states (``cost``, ``makespan``), or ``None``.
+def _stated_cost(doc: SolutionDoc, source: str) -> float | None:
+    """The cost the file states, or ``None``.
 
     ``objective`` is the rent cost in this family, so a stated objective is
     read as a cost claim when ``cost`` itself is absent, and must agree with it
     when both are given.
     """
-    extra = doc.model_extra or {}
-    values = {"cost": doc.cost, "makespan": extra.get("makespan")}
-    if field == "cost" and extra.get("objective") is not None:
-        objective = extra["objective"]
-        if doc.cost is None:
-            values["cost"] = objective
-        elif isinstance(objective, int | float) and not math.isclose(
-                objective, doc.cost, rel_tol=1e-9, abs_tol=1e-9):
-            raise InputError(f"{source}: field objective: {objective} differs from the "
-                             f"stated cost {doc.cost}")
-    value = values[field]
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        name = "objective" if field == "cost" and doc.cost is None else field
-        raise InputError(f"{source}: field {name}: expected a finite number, got {value!r}")
-    return float(value)
+    if doc.objective is None:
+        return doc.cost
+    if doc.cost is None:
+        return doc.objective
+    if not math.isclose(doc.objective, doc.cost, rel_tol=CLAIM_RTOL, abs_tol=CLAIM_ATOL):
+        raise InputError(f"{source}: field objective: {doc.objective} differs from the "
+                         f"stated cost {doc.cost}")
+    return doc.cost
 
 
 def solution_to_dict(

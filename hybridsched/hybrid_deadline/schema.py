@@ -149,4 +149,3 @@ class SolutionDoc(SolutionHeader):
     family: Literal["hybrid-deadline"] = FAMILY
     vms: list[VMDoc] = Field(default_factory=list)
     assignments: list[AssignmentDoc]
-    cost: NonNegative | None = None

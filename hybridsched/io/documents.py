@@ -107,3 +107,7 @@ class SolutionHeader(BaseModel):
     version: Literal[1] = 1
     instance: str | None = None
     method: str | None = None
+    #: Summary values the producer states; checkers recompute and compare them.
+    objective: Finite | None = None
+    makespan: NonNegative | None = None
+    cost: NonNegative | None = None
