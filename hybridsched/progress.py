@@ -31,6 +31,8 @@ SolverReporter = Callable[[float, float | None, float | None], None]
 
 _reporter: ContextVar[SolverReporter | None] = ContextVar("hybridsched_solver_reporter",
                                                             default=None)
+_statistics: ContextVar[dict[str, float] | None] = ContextVar("hybridsched_solver_statistics",
+                                                              default=None)
 _stderr_copy: TextIO | None = None
 
 
@@ -47,6 +49,29 @@ def solver_progress(reporter: SolverReporter | None) -> Iterator[None]:
 def current_reporter() -> SolverReporter | None:
     """The active reporter, or ``None``."""
     return _reporter.get()
+
+
+@contextlib.contextmanager
+def solver_statistics() -> Iterator[dict[str, float]]:
+    """Collect the solver's counters (solves, nodes, iterations, seconds) within the block.
+
+    The yielded dict fills in as solvers report through
+    :func:`record_solver_statistics`; it stays empty for heuristics.
+    """
+    collected: dict[str, float] = {}
+    token = _statistics.set(collected)
+    try:
+        yield collected
+    finally:
+        _statistics.reset(token)
+
+
+def record_solver_statistics(**counts: float) -> None:
+    """Add ``counts`` to the active :func:`solver_statistics` collector (no-op without one)."""
+    collected = _statistics.get()
+    if collected is not None:
+        for name, value in counts.items():
+            collected[name] = collected.get(name, 0) + value
 
 
 def terminal_stderr() -> TextIO:

@@ -38,7 +38,7 @@ from pyomo.contrib.appsi.base import TerminationCondition
 from pyomo.contrib.appsi.solvers import Highs
 
 from hybridsched.budget import BudgetExpired, TimeBudget
-from hybridsched.progress import current_reporter
+from hybridsched.progress import current_reporter, record_solver_statistics
 from hybridsched.result import Status
 
 #: Primal feasibility tolerance given to HiGHS (its default is 1e-7).
@@ -185,10 +185,12 @@ def _run(solver: Highs, model: pyo.ConcreteModel, time_limit: float | None,
     appsi_log = logging.getLogger("pyomo.contrib.appsi.solvers.highs")
     level = appsi_log.level
     appsi_log.setLevel(logging.ERROR)
+    started = time.perf_counter()
     try:
         results = solver.solve(model)
     finally:
         appsi_log.setLevel(level)
+        _record_statistics(solver, time.perf_counter() - started)
     condition = results.termination_condition
     if stop is not None and time.perf_counter() >= stop[0] \
             and condition != TerminationCondition.optimal:
@@ -268,6 +270,16 @@ def _cross_check(solver: Highs, model: pyo.ConcreteModel, first: SolveOutcome,
             f"{first.objective}, {second.status.value} {second.objective}): no proof claimed")
     return SolveOutcome(Status.TIME_LIMIT if timed_out else Status.FEASIBLE, kept.objective,
                         min(bounds) if bounds else None, kept.has_incumbent, what)
+
+
+def _record_statistics(solver: Highs, seconds: float) -> None:
+    """Report this run's node and iteration counts to an active statistics collector."""
+    highs = getattr(solver, "_solver_model", None)
+    info = highs.getInfo() if highs is not None else None
+    record_solver_statistics(
+        solves=1, solver_s=seconds,
+        mip_nodes=max(0, int(getattr(info, "mip_node_count", 0) or 0)),
+        simplex_iterations=max(0, int(getattr(info, "simplex_iteration_count", 0) or 0)))
 
 
 def _values(model: pyo.ConcreteModel) -> list[tuple[Any, float | None]]:
