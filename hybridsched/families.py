@@ -75,6 +75,10 @@ class Family:
         Metric names a user may choose to optimise with the ``objective``
         option (``("makespan", "cost")`` for bot-sites); empty when the
         family has one objective, which is then the only one.
+    size:
+        Optional ``size(instance) -> int``: the number that run times scale
+        with, for campaign reports (tasks for hybrid-deadline, BoTs for
+        bot-sites).
     """
 
     name: str
@@ -89,6 +93,7 @@ class Family:
     reference: Callable[[Any], dict[str, float]]
     lower_bound: Callable[[Any], float] | None = None
     objectives: tuple[str, ...] = ()
+    size: Callable[[Any], int] | None = None
 
 
 _FAMILIES: dict[str, Family] = {}

@@ -75,6 +75,7 @@ FAMILY = register_family(
         reference=reference,
         lower_bound=lower_bound,
         objectives=("makespan", "cost"),
+        size=lambda instance: instance.n_bots,
     )
 )
 

@@ -38,6 +38,7 @@ FAMILY = register_family(
         infeasible_items=infeasible_items,
         reference=files.reference,
         lower_bound=lower_bound,
+        size=lambda instance: instance.n_tasks,
     )
 )
 
