@@ -1,0 +1,491 @@
+"""Where a campaign run's instance comes from: a file, a generator call or an importer.
+
+A Dask worker receives an :class:`InstanceSource` (a few strings and numbers)
+and loads the instance itself, so large instances are never pickled. Options
+of generators and importers are validated by pydantic models (unknown
+options are named) and stored in canonical form: sorted by name, ranges as
+``"A:B"`` strings, floats as floats, so that two spellings of the same
+instance have the same :meth:`InstanceSource.identity`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    Strict,
+    ValidationError,
+)
+from pydantic_core import ErrorDetails, PydanticCustomError
+
+from hybridsched.errors import InputError
+from hybridsched.families import Family, get_family
+from hybridsched.io.limits import MAX_PROCESSORS, MAX_SITE_BOT_PAIRS, MAX_TASKS
+
+#: Largest integer accepted anywhere in options and specs (TOML integers are 64-bit).
+MAX_INT = 2**63 - 1
+
+#: Generator name (a family) -> family of the instances it makes.
+GENERATOR_FAMILIES: dict[str, str] = {"hybrid-deadline": "hybrid-deadline",
+                                      "bot-sites": "bot-sites"}
+#: Importer name -> family of the instances it makes.
+IMPORTERS: dict[str, str] = {"etc": "bot-sites", "swf": "hybrid-deadline"}
+
+
+class OptionError(InputError):
+    """A bad generator or importer option.
+
+    Attributes
+    ----------
+    option:
+        The option's name (``None``: the combination of options is wrong).
+    reason:
+        What is wrong, without the option's name.
+    """
+
+    def __init__(self, option: str | None, reason: str):
+        super().__init__(reason if option is None else f"{option}: {reason}")
+        self.option = option
+        self.reason = reason
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Exceptions pickle their ``args`` (the message) by default; rebuild from both fields.
+        return (OptionError, (self.option, self.reason))
+
+
+def error_reason(error: ErrorDetails, known: tuple[str, ...] = (), what: str = "key") -> str:
+    """One-line reason of a pydantic error, with the offending input.
+
+    ``known`` lists the accepted keys (``what``: "key" or "option"), shown
+    for an unknown one, with the closest match first when there is one.
+    """
+    kind = error["type"]
+    if kind == "extra_forbidden":
+        if not known:
+            return f"unknown {what} (none is accepted here)"
+        name = str(error["loc"][-1]) if error["loc"] else ""
+        close = difflib.get_close_matches(name, known, n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        return f"unknown {what} ({hint}known: {', '.join(known)})"
+    if kind == "missing":
+        return "required key missing"
+    if kind == "less_than_equal" and error.get("ctx", {}).get("le") == MAX_INT:
+        return f"integer too large (at most 2**63 - 1), got {short_repr(error['input'])}"
+    message = f"{error['msg'][0].lower()}{error['msg'][1:]}"
+    return message if "got " in message else f"{message}, got {short_repr(error['input'])}"
+
+
+def short_repr(value: Any, width: int = 60) -> str:
+    """``repr(value)``, cut to ``width`` characters so that messages stay one short line."""
+    text = repr(value)
+    return text if len(text) <= width else text[:width - 3] + "..."
+
+
+# --------------------------------------------------------------------------- option models
+
+
+def _no_bool_or_float(value: Any) -> Any:
+    # Literal[1, 2, 3, 4] alone would take True and 2.0 (equal to 1 and 2).
+    if isinstance(value, bool | float):
+        raise PydanticCustomError("alpha", "must be 1, 2, 3, 4 or 'mixed'")
+    return value
+
+
+def _range_text(value: Any) -> str:
+    """Canonical ``"A:B"`` for a range given as ``"A:B"``, ``"A"``, an int or a 2-list."""
+    from hybridsched.bot_sites.generator import parse_range
+
+    if isinstance(value, str):
+        try:
+            lo, hi = parse_range(value, "range")
+        except InputError as exc:
+            raise PydanticCustomError("range", str(exc).removeprefix("range: ")) from None
+    elif isinstance(value, int) and not isinstance(value, bool):
+        lo = hi = value
+    elif (isinstance(value, list | tuple) and len(value) == 2
+          and all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
+        lo, hi = value
+    else:
+        raise PydanticCustomError("range", "expected a range 'A:B', one integer or a list "
+                                           "[A, B] of integers")
+    if not 1 <= lo <= hi <= MAX_INT:
+        raise PydanticCustomError("range", "need 1 <= A <= B")
+    return f"{lo}:{hi}"
+
+
+Int = Annotated[int, Strict(), Field(le=MAX_INT)]
+Real = Annotated[float, Strict(), Field(allow_inf_nan=False)]
+Range = Annotated[str, BeforeValidator(_range_text)]
+
+
+class _Options(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False, frozen=True)
+
+
+class HybridDeadlineOptions(_Options):
+    """Options of the ``hybrid-deadline`` generator (see its ``generate``)."""
+
+    tasks: Annotated[Int, Field(ge=0, le=MAX_TASKS)] = 30
+    alpha: Annotated[Literal[1, 2, 3, 4, "mixed"], BeforeValidator(_no_bool_or_float)] = "mixed"
+    pms: Annotated[Int, Field(ge=0, le=15)] | None = None
+    local_share: Annotated[Real, Field(gt=0, le=1)] = 0.5
+
+
+class BotSitesOptions(_Options):
+    """Options of the ``bot-sites`` generator (those of ``generate bot-sites``)."""
+
+    sites: Annotated[Int, Field(ge=1, le=MAX_PROCESSORS)] = 10
+    bots: Annotated[Int, Field(ge=1, le=MAX_TASKS)] = 10
+    tasks_per_bot: Range = "10000:20000"
+    procs_per_site: Range = "64:128"
+    scenario: Literal["HiHi", "HiLo", "LoHi", "LoLo"] = "HiHi"
+    consistent: bool = False
+    dependency: Annotated[Real, Field(ge=0, le=1)] = 0.1
+    private_share: Annotated[Real, Field(ge=0, le=1)] = 0.3
+    communication: bool = False
+    storage: bool = False
+    hard_limits: bool = False
+    tightness: Annotated[Real, Field(gt=0)] = 0.5
+    preset: str | None = None
+
+
+class EtcOptions(_Options):
+    """The ``etc`` importer takes no option."""
+
+
+class SwfOptions(_Options):
+    """Options of the ``swf`` importer (those of ``import-swf``)."""
+
+    alpha: Annotated[Real, Field(gt=0)] = 1.0
+    grouping: Literal["task", "job", "window"] = "task"
+    window_s: Annotated[Real, Field(gt=0)] = 3600.0
+    limit: Annotated[Int, Field(ge=1)] | None = None
+    pms: Annotated[Int, Field(ge=0, le=15)] | None = None
+
+
+_GENERATOR_MODELS: dict[str, type[_Options]] = {"hybrid-deadline": HybridDeadlineOptions,
+                                                "bot-sites": BotSitesOptions}
+_IMPORTER_MODELS: dict[str, type[_Options]] = {"etc": EtcOptions, "swf": SwfOptions}
+
+
+def _parse(model: type[_Options], options: Mapping[str, Any]) -> _Options:
+    """Validate ``options``; the first error becomes an :class:`OptionError` naming it."""
+    try:
+        return model.model_validate(dict(options))
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        option = str(error["loc"][0]) if error["loc"] else None
+        raise OptionError(option, error_reason(error, tuple(model.model_fields), "option")
+                          ) from None
+
+
+def _check_bot_sites(parsed: BotSitesOptions) -> None:
+    """What one option's model cannot see: presets and the size limits."""
+    from hybridsched.bot_sites.generator import PRESETS
+
+    given = sorted(parsed.model_fields_set - {"preset"})
+    if parsed.preset is not None:
+        if parsed.preset not in PRESETS:
+            raise OptionError("preset", f"unknown preset {parsed.preset!r} "
+                                        f"(known: {', '.join(PRESETS)})")
+        if given:
+            raise OptionError(given[0], "a preset fixes every parameter; drop this option")
+        return
+    tasks_hi = int(parsed.tasks_per_bot.split(":")[1])
+    procs_hi = int(parsed.procs_per_site.split(":")[1])
+    if parsed.sites * parsed.bots > MAX_SITE_BOT_PAIRS:
+        raise OptionError("bots", f"{parsed.sites} sites x {parsed.bots} BoTs exceeds "
+                                  f"{MAX_SITE_BOT_PAIRS} (site, BoT) pairs")
+    if parsed.bots * tasks_hi > MAX_TASKS:
+        raise OptionError("tasks_per_bot", f"{parsed.bots} BoTs of up to {tasks_hi} tasks may "
+                                           f"exceed {MAX_TASKS} tasks")
+    if parsed.sites * procs_hi > MAX_PROCESSORS:
+        raise OptionError("procs_per_site", f"{parsed.sites} sites of up to {procs_hi} "
+                                            f"processors may exceed {MAX_PROCESSORS} processors")
+
+
+def _generator_model(family: str) -> type[_Options]:
+    if family not in _GENERATOR_MODELS:
+        raise InputError(f"no generator for family {family!r} "
+                         f"(generators: {', '.join(GENERATOR_FAMILIES)})")
+    return _GENERATOR_MODELS[family]
+
+
+def _importer_model(importer: str) -> type[_Options]:
+    if importer not in _IMPORTER_MODELS:
+        raise InputError(f"unknown importer {importer!r} (known: "
+                         + ", ".join(f"{k} ({v})" for k, v in IMPORTERS.items()) + ")")
+    return _IMPORTER_MODELS[importer]
+
+
+def _parse_generator(family: str, options: Mapping[str, Any]) -> _Options:
+    parsed = _parse(_generator_model(family), options)
+    if isinstance(parsed, BotSitesOptions):
+        _check_bot_sites(parsed)
+    return parsed
+
+
+def _canonical(parsed: _Options) -> tuple[tuple[str, Any], ...]:
+    """The options that were given, validated, sorted by name."""
+    return tuple(sorted(parsed.model_dump(include=parsed.model_fields_set).items()))
+
+
+def check_generator_options(family: str, options: Mapping[str, Any]) -> None:
+    """Raise :class:`InputError` (an :class:`OptionError` naming the option) on bad options."""
+    _parse_generator(family, options)
+
+
+def check_importer_options(importer: str, options: Mapping[str, Any]) -> None:
+    """Raise :class:`InputError` (an :class:`OptionError` naming the option) on bad options."""
+    _parse(_importer_model(importer), options)
+
+
+def generator_options(family: str, options: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
+    """Validated, canonical options of the generator of ``family`` (as sources store them)."""
+    return _canonical(_parse_generator(family, options))
+
+
+def importer_options(importer: str, options: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
+    """Validated, canonical options of ``importer`` (as sources store them)."""
+    return _canonical(_parse(_importer_model(importer), options))
+
+
+# --------------------------------------------------------------------------- instance names
+
+
+def _hybrid_deadline_name(o: HybridDeadlineOptions, seed: int | None) -> str:
+    extras = "".join([f"-pms{o.pms}" if o.pms is not None else "",
+                      f"-ls{o.local_share:g}" if o.local_share != 0.5 else ""])
+    return f"hd-t{o.tasks}-a{o.alpha}{extras}-s{seed}"
+
+
+#: Short tags of the bot-sites options outside the base name, shown when not the default.
+_BOT_TAGS = {"tasks_per_bot": "tpb", "procs_per_site": "pps", "dependency": "dep",
+             "private_share": "priv", "communication": "comm", "storage": "stor",
+             "hard_limits": "hard", "tightness": "tight"}
+
+
+def _bot_sites_name(o: BotSitesOptions, seed: int | None) -> str:
+    defaults = BotSitesOptions()
+    extras = ""
+    for option, tag in _BOT_TAGS.items():
+        value = getattr(o, option)
+        if value == getattr(defaults, option):
+            continue
+        if isinstance(value, bool):
+            extras += f"-{tag}"
+        else:
+            extras += f"-{tag}{value:g}" if isinstance(value, float) else f"-{tag}{value}"
+    kind = "c" if o.consistent else "i"
+    return f"bs-{o.scenario}-{kind}-{o.sites}s-{o.bots}b{extras}-s{seed}"
+
+
+def _swf_name(path: str, o: SwfOptions) -> str:
+    stem = Path(path).name.removesuffix(".gz").removesuffix(".swf")
+    extras = "".join([f"-{o.grouping}" if o.grouping != "task" else "",
+                      f"-w{o.window_s:g}" if o.grouping == "window" else "",
+                      f"-l{o.limit}" if o.limit is not None else "",
+                      f"-pms{o.pms}" if o.pms is not None else ""])
+    return f"{stem}-a{o.alpha:g}{extras}"
+
+
+# --------------------------------------------------------------------------- the source
+
+
+@dataclass(frozen=True)
+class InstanceSource:
+    """A small, picklable description of one instance; workers load it themselves.
+
+    Attributes
+    ----------
+    kind:
+        ``"file"`` (a hybridsched JSON instance), ``"generator"`` or ``"import"``.
+    family:
+        Family of the instance.
+    path:
+        Absolute path of the file (kinds ``"file"`` and ``"import"``).
+    importer:
+        ``"etc"`` or ``"swf"`` (kind ``"import"``).
+    options:
+        Generator or importer options as given, validated and canonical,
+        sorted by name.
+    seed:
+        Generator seed (kind ``"generator"``; ``None`` for a preset).
+    """
+
+    kind: Literal["file", "generator", "import"]
+    family: str
+    path: str | None = None
+    importer: str | None = None
+    options: tuple[tuple[str, Any], ...] = ()
+    seed: int | None = None
+
+    def load(self) -> tuple[Family, Any]:
+        """The family and the frozen instance (:class:`InputError` naming the file/option)."""
+        if self.kind == "file":
+            from hybridsched.storage import load_instance
+
+            family, instance = load_instance(self._path())
+            if family.name != self.family:
+                raise InputError(f"{self.path}: field family: {family.name!r}, expected "
+                                 f"{self.family!r} (the file changed?)")
+            return family, instance
+        try:
+            if self.kind == "generator":
+                return get_family(self.family), self._generate()
+            if self.kind == "import":
+                return get_family(self.family), self._import()
+        except OptionError as exc:
+            what = (f"generator {self.family}" if self.kind == "generator"
+                    else f"{self.path} ({self.importer})")
+            raise InputError(f"{what}: option {exc}") from None
+        raise InputError(f"unknown instance source kind {self.kind!r}")
+
+    def identity(self) -> str:
+        """Canonical JSON of what determines the instance's content (never its path)."""
+        if self.kind == "generator":
+            parsed = _parse_generator(self.family, dict(self.options))
+            what: dict[str, Any] = {"options": parsed.model_dump(), "seed": self.seed}
+        else:
+            options = (_parse(_importer_model(self.importer), dict(self.options)).model_dump()
+                       if self.kind == "import" and self.importer is not None else {})
+            what = {"sha256": sha256_file(self._path()), "importer": self.importer,
+                    "options": options}
+        what |= {"kind": self.kind, "family": self.family}
+        return json.dumps(what, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+    def label(self) -> str:
+        """Short human text: a file name, ``"u_c_hihi.0 (etc)"``, or the generator call."""
+        if self.kind == "generator":
+            order = list(_generator_model(self.family).model_fields)
+            given = sorted(self.options, key=lambda item: order.index(item[0]))
+            words = [f"{key}={_text(value)}" for key, value in given]
+            seed = [] if self.seed is None else [f"seed={self.seed}"]
+            return " ".join([self.family, *words, *seed])
+        name = Path(self.path or "?").name
+        if self.kind == "import":
+            words = [f"{key}={_text(value)}" for key, value in self.options]
+            return f"{name} ({' '.join([str(self.importer), *words])})"
+        return name
+
+    def _path(self) -> str:
+        if self.path is None:
+            raise InputError(f"{self.kind} source of family {self.family!r} without a path")
+        return self.path
+
+    def _generate(self) -> Any:
+        parsed = _parse_generator(self.family, dict(self.options))
+        if isinstance(parsed, BotSitesOptions):
+            from hybridsched.bot_sites import generator
+
+            if parsed.preset is not None:
+                return generator.preset(parsed.preset)
+            kwargs = parsed.model_dump(exclude={"preset"})
+            for option in ("tasks_per_bot", "procs_per_site"):
+                kwargs[option] = generator.parse_range(kwargs[option], option)
+            return generator.generate(**kwargs, seed=self._seed(),
+                                      name=_bot_sites_name(parsed, self.seed))
+        from hybridsched.hybrid_deadline.generator import generate
+
+        assert isinstance(parsed, HybridDeadlineOptions)
+        return generate(parsed.tasks, parsed.alpha, self._seed(), pms=parsed.pms,
+                        local_share=parsed.local_share,
+                        name=_hybrid_deadline_name(parsed, self.seed))
+
+    def _seed(self) -> int:
+        if self.seed is None:
+            raise InputError(f"generator {self.family}: a seed is needed")
+        return self.seed
+
+    def _import(self) -> Any:
+        parsed = _parse(_importer_model(str(self.importer)), dict(self.options))
+        if isinstance(parsed, SwfOptions):
+            from hybridsched.hybrid_deadline.trace import instance_from_trace
+            from hybridsched.io.swf import read_swf
+
+            trace = read_swf(self._path())
+            return instance_from_trace(trace, alpha=parsed.alpha, grouping=parsed.grouping,
+                                       window_s=parsed.window_s, limit=parsed.limit,
+                                       pms=parsed.pms,
+                                       name=_swf_name(self._path(), parsed)).instance
+        from hybridsched.io.etc import read_etc
+
+        return read_etc(self._path())
+
+
+def _text(value: Any) -> str:
+    """An option value as a user would type it (strings bare, others as JSON)."""
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def generator_source(family: str, options: Mapping[str, Any], seed: int | None
+                     ) -> InstanceSource:
+    """A validated generator source (a preset ignores ``seed``: it becomes ``None``)."""
+    parsed = _parse_generator(family, options)
+    if isinstance(parsed, BotSitesOptions) and parsed.preset is not None:
+        seed = None
+    elif isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_INT:
+        raise OptionError("seed", f"must be an integer in [0, 2**63 - 1], got {seed!r}")
+    return InstanceSource("generator", GENERATOR_FAMILIES[family], options=_canonical(parsed),
+                          seed=seed)
+
+
+def import_source(importer: str, path: str | Path, options: Mapping[str, Any] | None = None
+                  ) -> InstanceSource:
+    """A validated importer source for ``path`` (which must be a file; it is not read)."""
+    parsed = _parse(_importer_model(importer), options or {})
+    absolute = _absolute(path)
+    if not os.path.isfile(absolute):
+        raise InputError(f"{path}: no such file")
+    return InstanceSource("import", IMPORTERS[importer], path=absolute, importer=importer,
+                          options=_canonical(parsed))
+
+
+def file_source(path: str | Path) -> InstanceSource:
+    """The source of a hybridsched JSON instance file, validated by loading it once."""
+    from hybridsched.storage import load_instance
+
+    family, _ = load_instance(path)
+    return InstanceSource("file", family.name, path=_absolute(path))
+
+
+def _absolute(path: str | Path) -> str:
+    return os.path.abspath(os.path.expanduser(os.fspath(path)))
+
+
+@functools.lru_cache(maxsize=8)
+def load_cached(source: InstanceSource) -> tuple[Family, Any]:
+    """:meth:`InstanceSource.load`, remembered for the last few sources of this process.
+
+    A worker usually runs several methods on one instance in a row; instances
+    are frozen, so sharing them is safe.
+    """
+    return source.load()
+
+
+def sha256_file(path: str | Path) -> str:
+    """Hex SHA-256 of the file's bytes (remembered while its size and mtime stay the same)."""
+    try:
+        stat = os.stat(path)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    return _sha256(os.fspath(path), stat.st_size, stat.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=1024)
+def _sha256(path: str, size: int, mtime_ns: int) -> str:
+    del size, mtime_ns  # only part of the cache key
+    with open(path, "rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
