@@ -110,6 +110,32 @@ def check_output_path(path: str | Path, option: str = "-o", *, kind: OutputKind 
     return target
 
 
+def check_output_folder(path: str | Path, option: str = "-o") -> Path:
+    """Check that folder ``path`` exists or can be made, and can be written; make it.
+
+    Missing parent folders are made too (like ``mkdir -p``). Raises a one-line
+    :class:`InputError` naming the option when ``path`` is a file, or a
+    folder that cannot be made or written.
+    """
+    text = str(path)
+    if not text.strip():
+        raise InputError(f"{option}: empty folder name")
+    target = Path(text)
+    where = f"{option} {text}"
+    if target.exists() and not target.is_dir():
+        raise InputError(f"{where}: is a file, not a folder")
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(dir=target, prefix=".hybridsched-probe-")
+    except OSError as exc:
+        raise InputError(f"{where}: cannot write in this folder ({exc.strerror or exc})"
+                         ) from None
+    os.close(fd)
+    with contextlib.suppress(OSError):
+        os.unlink(probe)
+    return target
+
+
 def _is_regular(path: Path) -> bool:
     try:
         return stat.S_ISREG(path.stat().st_mode)
