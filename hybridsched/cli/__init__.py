@@ -23,6 +23,7 @@ Exit codes
 Modules: :mod:`~hybridsched.cli.app` (the typer application and global
 options), :mod:`~hybridsched.cli.inputs` (generate, import-swf, import-etc),
 :mod:`~hybridsched.cli.solving` (solve, validate, compare, pareto),
+:mod:`~hybridsched.cli.campaigns` (campaign, report),
 :mod:`~hybridsched.cli.views` (gantt, methods, schema), :mod:`~hybridsched.cli.ui`
 (what goes to standard output and error) and :mod:`~hybridsched.cli.options`.
 Heavy libraries (pyomo, matplotlib, pandas) are imported inside the commands
@@ -35,7 +36,12 @@ import contextlib
 import os
 import sys
 
-from hybridsched.cli import inputs, solving, views  # noqa: F401  (they register commands)
+from hybridsched.cli import (  # noqa: F401  (they register commands)
+    campaigns,
+    inputs,
+    solving,
+    views,
+)
 from hybridsched.cli.app import app
 from hybridsched.cli.clickcompat import Abort, ClickException, NoArgsIsHelpError, UsageError
 from hybridsched.cli.ui import SETTINGS, Settings, error

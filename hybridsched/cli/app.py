@@ -13,7 +13,7 @@ from hybridsched.cli.ui import SETTINGS
 #: Commands in the order ``--help`` lists them: make or import an instance, solve
 #: it, check, compare, plot, then reference listings.
 COMMAND_ORDER = ("generate", "import-swf", "import-etc", "solve", "validate", "compare",
-                 "pareto", "gantt", "methods", "schema")
+                 "campaign", "report", "pareto", "gantt", "methods", "schema")
 
 EXIT_CODES = (
     "Exit codes: 0 success; "

@@ -116,3 +116,12 @@ Instance = Annotated[Path, typer.Argument(metavar="INSTANCE", help="Instance fil
 SolutionFile = Annotated[Path, typer.Argument(metavar="SOLUTION", show_default=False,
                                               help="Solution file (JSON), e.g. from "
                                                    "'solve -o'.")]
+
+
+Workers = Annotated[int | None, typer.Option(
+    min=1, max=4096, help="Worker processes of a local Dask cluster (default: one per core "
+                          "for campaigns; compare runs in process unless N > 1).")]
+
+Scheduler = Annotated[str | None, typer.Option(
+    help="Address of an existing Dask scheduler (tcp://HOST:8786) to run on; its workers "
+         "must have hybridsched (the same version) and see the instance files.")]

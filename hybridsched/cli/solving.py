@@ -14,8 +14,10 @@ from hybridsched.cli.options import (
     ExactTimeLimit,
     Instance,
     Objective,
+    Scheduler,
     Seed,
     SolutionFile,
+    Workers,
     finite,
     method_list,
 )
@@ -127,23 +129,27 @@ def compare(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON records (strict JSON).")]
     = False,
     objective: Objective = None,
+    workers: Workers = None,
+    scheduler: Scheduler = None,
 ) -> None:
     """Compare methods: objective, gap to the optimum (or best bound), status, run time.
 
-    Exit code 1 when an instance is infeasible (its items are named in the
-    table and on standard error).
+    Runs on the campaign engine: in this process by default, on a local Dask
+    cluster with --workers N (N > 1), or on an existing Dask cluster with
+    --scheduler. Exit code 1 when an instance is infeasible (its items are
+    named in the table and on standard error).
     """
     if as_csv and as_json:
         raise typer.BadParameter("give --csv or --json, not both", param_hint="'--json'")
     names = method_list(methods_)
+    from hybridsched.cli.run_progress import RunProgress
     from hybridsched.experiments.compare import compare as run_compare
     from hybridsched.io.jsonio import dumps_strict
 
-    runs = _CompareProgress()
-    with runs:
+    with RunProgress("solving") as runs:
         table = run_compare(files, names, time_limit=time_limit, seed=seed,
-                            on_start=runs.start, on_run_start=runs.run_start,
-                            on_step=runs.step, objective=objective)
+                            on_start=runs.start, progress=runs.update, objective=objective,
+                            workers=workers, scheduler=scheduler)
     records = table.to_dict("records")
     if as_csv:
         print(table.to_csv(index=False), end="")
@@ -159,52 +165,6 @@ def compare(
         ui.error(f"{instance}: {message}")
     if infeasible:
         raise typer.Exit(1)
-
-
-class _CompareProgress:
-    """The progress bar of ``compare``: it names the run in progress."""
-
-    def __init__(self) -> None:
-        self.progress: Any = None
-        self.bar: Any = None
-
-    def __enter__(self) -> _CompareProgress:
-        if ui.progress_enabled():
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                TextColumn,
-                TimeElapsedColumn,
-            )
-
-            self.progress = Progress(TextColumn("{task.description}"), BarColumn(),
-                                     MofNCompleteColumn(), TimeElapsedColumn(),
-                                     console=ui.progress_console(), transient=True)
-            self.progress.__enter__()
-            self.bar = self.progress.add_task("loading", total=None)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.progress is not None:
-            self.progress.__exit__(*exc)
-
-    def start(self, total: int) -> None:
-        if self.progress is not None:
-            self.progress.update(self.bar, total=total, description="solving")
-
-    def run_start(self, instance: str, method: str) -> None:
-        if self.progress is not None:
-            self.progress.update(self.bar, description=describe_run(instance, method))
-
-    def step(self, instance: str, method: str) -> None:
-        if self.progress is not None:
-            self.progress.update(self.bar, advance=1)
-
-
-def describe_run(instance: str, method: str) -> str:
-    """What the progress bar says while ``method`` runs on ``instance``."""
-    return f"running {method} on {Path(instance).stem}"
 
 
 def _print_compare(records: list[dict[str, Any]]) -> None:

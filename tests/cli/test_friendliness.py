@@ -109,16 +109,18 @@ def test_quiet_turns_progress_and_notes_off(tmp_path, cli, terminal):
 
 def test_compare_names_the_run_in_progress(cli, terminal):
     events = []
-    compare([HD_FILE], ["cdf", "ffd"], on_run_start=lambda i, m: events.append(("start", m)),
-            on_step=lambda i, m: events.append(("done", m)))
-    assert events == [("start", "cdf"), ("done", "cdf"), ("start", "ffd"), ("done", "ffd")]
-    from hybridsched.cli.solving import _CompareProgress
+    compare([HD_FILE], ["cdf", "ffd"],
+            progress=lambda counts, current: events.append((counts.done, current)))
+    assert events == [(0, "running cdf on small-01"), (1, None),
+                      (1, "running ffd on small-01"), (2, None)]
+    from hybridsched.cli.run_progress import RunProgress
+    from hybridsched.experiments.engine import Counts
 
-    with _CompareProgress() as runs:
+    with RunProgress("solving") as runs:
         runs.start(2)
-        runs.run_start(str(HD_FILE), "cdf")
+        runs.update(Counts(2, 0, 1, 0), "running cdf on small-01")
         assert runs.progress.tasks[0].description == "running cdf on small-01"
-        runs.step(str(HD_FILE), "cdf")  # the finished run does not replace the label
+        runs.update(Counts(2, 1, 0, 0), None)  # the finished run does not replace the label
         assert runs.progress.tasks[0].description == "running cdf on small-01"
         assert runs.progress.tasks[0].completed == 1
     code, _, _ = cli("compare", HD_FILE, "--methods", "cdf,ffd")

@@ -91,16 +91,26 @@ def test_exact_solve_stops_near_its_time_limit():
 
 
 def test_compare_measures_a_chosen_objective_against_its_bound():
-    """Item 14: with objective=cost, gaps use the cost bound that results now carry."""
-    from hybridsched.experiments.compare import reference_value
-    from hybridsched.result import Result, Status
+    """Item 14: with objective=cost, gaps use the cost optimum or bound, never the family's
+    cheap makespan bound."""
+    from hybridsched.experiments.compare import compare
 
     family, instance = load_instance(BOTS)
-    unproven = Result("exact", "bot-sites", Status.TIME_LIMIT, objective=12.0, bound=10.0)
-    heuristic = Result("gmo", "bot-sites", Status.FEASIBLE, objective=15.0)
-    # No optimum is recorded for this objective: the exact run's bound is the reference
-    # (the family's cheap makespan bound must not be used for it).
-    value, kind = reference_value(family, instance, [unproven, heuristic], "energy")
-    assert (value, kind) == (10.0, "lower bound")
-    value, kind = reference_value(family, instance, [unproven, heuristic], "cost")
-    assert kind == "optimum (recorded)" and value == instance.reference["optimal_cost"]
+    table = compare([BOTS], ["gmo"], objective="cost")
+    assert list(table["reference_kind"]) == ["optimum (recorded)"]
+    assert table["reference"][0] == instance.reference["optimal_cost"]
+    # Without a recorded cost optimum, only cost bounds count: a time-limited exact run's.
+    import pandas as pd
+
+    from hybridsched.experiments.tables import add_gaps
+
+    rows = pd.DataFrame([
+        {"family": "bot-sites", "instance_hash": "h", "objective_name": "cost",
+         "status": "time_limit", "objective": 12.0, "bound": 10.0, "recorded_optimum": None,
+         "recorded_lower_bound": None, "family_bound": None},
+        {"family": "bot-sites", "instance_hash": "h", "objective_name": "cost",
+         "status": "feasible", "objective": 15.0, "bound": None, "recorded_optimum": None,
+         "recorded_lower_bound": None, "family_bound": None}])
+    table = add_gaps(rows)
+    assert list(table["reference"]) == [10.0, 10.0]
+    assert set(table["reference_kind"]) == {"lower bound"}
