@@ -67,7 +67,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -76,6 +75,7 @@ from hybridsched.bot_sites.checker import check, evaluate
 from hybridsched.bot_sites.instance import Instance
 from hybridsched.bot_sites.solution import Solution
 from hybridsched.budget import BudgetExpired, TimeBudget
+from hybridsched.experiments.plots import plot_pareto  # noqa: F401
 from hybridsched.models import bot_makespan
 from hybridsched.models.highs import SOLVER_TOL, SolveOutcome, solve_with_highs
 from hybridsched.result import Status
@@ -627,31 +627,3 @@ def pareto_report(instance: Instance, *, time_limit: float | None = None,
     heur = heuristic_points(instance, cost_variants=cost_variants)
     front = pareto_front(instance, max_points=max_points, on_point=on_point, budget=budget)
     return ParetoReport(instance.name, front.points, heur, front.complete, front.reason)
-
-
-def plot_pareto(report: ParetoReport, path: str | Path | None = None, ax: Any = None) -> Any:
-    """Plot the front (staircase) with each heuristic's point; save to ``path`` if given.
-
-    Returns the matplotlib ``Axes``.
-    """
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6.4, 4.4))
-    xs = [p.makespan for p in report.front]
-    ys = [p.cost for p in report.front]
-    if xs:
-        ax.step(xs, ys, where="post", color="black", lw=1, alpha=0.6)
-        ax.plot(xs, ys, "ko", label="exact front" + ("" if report.complete else " (partial)"))
-    markers = "s^vD<>pPX*hH+x1234"
-    for n, (name, (ms, c)) in enumerate(sorted(report.heuristics.items())):
-        ax.plot([ms], [c], markers[n % len(markers)], label=name, alpha=0.85)
-    ax.set_xlabel("makespan")
-    ax.set_ylabel("cost (Eq. 6)")
-    ax.set_title(f"Pareto front: {report.instance}")
-    ax.legend(fontsize="x-small", ncol=2)
-    ax.grid(alpha=0.3)
-    if path is not None:
-        ax.figure.tight_layout()
-        ax.figure.savefig(path, dpi=120)
-    return ax
