@@ -1,0 +1,95 @@
+"""Campaign engine speed: serial vs a 2-worker LocalCluster, per-run overhead, resume time.
+
+Run ``python benchmarks/bench_campaign.py [--repeats 3] [--tasks 150]``. Each
+repeat runs the same 200-run campaign (CDF+RA and FFD+RA on 100 generated
+hybrid-deadline instances) into a fresh store serially and on a
+``LocalCluster`` of 2 single-threaded worker processes, then reruns the
+finished campaign from the command line (nothing to do: the resume time).
+
+Per-run overhead = (wall time without cluster start-up x workers - the sum of
+the runs' own run times) / runs: what executing, shipping and storing a run
+costs beyond the method itself. Targets (issue 7): cluster at least 1.8x
+faster than serial on 2 cores; overhead < 20 ms; resume < 2 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from _common import machine_line
+
+from hybridsched.experiments.campaign import run_campaign
+from hybridsched.experiments.store import load_results
+
+SPEC = """
+[campaign]
+name = "bench"
+[[instances]]
+generator = "hybrid-deadline"
+seeds = {{ start = 0, stop = 50 }}
+[instances.options]
+tasks = [{tasks}, {tasks2}]
+[[methods]]
+name = "cdf+ra"
+[[methods]]
+name = "ffd+ra"
+"""
+
+
+def one_repeat(folder: Path, tasks: int) -> dict[str, float]:
+    spec = folder / "bench.toml"
+    spec.write_text(SPEC.format(tasks=tasks, tasks2=tasks + 10))
+    figures = {}
+    for mode in ("serial", "local"):
+        out = folder / mode
+        start = time.perf_counter()
+        summary = run_campaign(spec, out, mode=mode, workers=2)
+        wall = time.perf_counter() - start
+        assert summary.ran == 200, summary
+        work = float(load_results(out)["runtime_s"].sum())
+        workers = 1 if mode == "serial" else summary.workers
+        figures[f"{mode}_wall"] = wall
+        figures[f"{mode}_runs_wall"] = wall - summary.startup_s
+        figures[f"{mode}_startup"] = summary.startup_s
+        figures[f"{mode}_overhead_ms"] = 1000 * ((wall - summary.startup_s) * workers
+                                                 - work) / summary.ran
+        figures["work"] = work
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "hybridsched", "--quiet", "campaign", str(spec),
+                    "-o", str(folder / "local")], check=True, stdout=subprocess.DEVNULL)
+    figures["resume_cli"] = time.perf_counter() - start
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--tasks", type=int, default=150,
+                        help="tasks of the smaller instances (the others have 10 more)")
+    args = parser.parse_args()
+    print(machine_line())
+    rows = []
+    for _ in range(args.repeats):
+        with tempfile.TemporaryDirectory() as folder:
+            rows.append(one_repeat(Path(folder), args.tasks))
+    med = {key: statistics.median(r[key] for r in rows) for key in rows[0]}
+    print(f"200 runs, sum of run times {med['work']:.2f} s (median of {args.repeats})")
+    print(f"serial:           {med['serial_wall']:.2f} s, per-run overhead "
+          f"{med['serial_overhead_ms']:.1f} ms")
+    print(f"LocalCluster (2): {med['local_wall']:.2f} s including start-up "
+          f"{med['local_startup']:.2f} s; runs alone {med['local_runs_wall']:.2f} s; "
+          f"per-run overhead {med['local_overhead_ms']:.1f} ms")
+    print(f"speed-up: {med['serial_wall'] / med['local_wall']:.2f}x with start-up, "
+          f"{med['serial_wall'] / med['local_runs_wall']:.2f}x without (target >= 1.8x)")
+    print(f"resume of the finished campaign (CLI, nothing to do): {med['resume_cli']:.2f} s "
+          "(target < 2 s)")
+
+
+if __name__ == "__main__":
+    main()
