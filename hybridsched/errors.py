@@ -28,3 +28,7 @@ class InfeasibleInstanceError(Exception):
 
 class MethodFailedError(Exception):
     """A heuristic that could not build a schedule (not a proof of infeasibility)."""
+
+
+class ClusterError(RuntimeError):
+    """The Dask cluster of a campaign could not start or went away (stored rows are kept)."""

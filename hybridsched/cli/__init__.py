@@ -45,7 +45,7 @@ from hybridsched.cli import (  # noqa: F401  (they register commands)
 from hybridsched.cli.app import app
 from hybridsched.cli.clickcompat import Abort, ClickException, NoArgsIsHelpError, UsageError
 from hybridsched.cli.ui import SETTINGS, Settings, error
-from hybridsched.errors import InfeasibleInstanceError, InputError
+from hybridsched.errors import ClusterError, InfeasibleInstanceError, InputError
 
 __all__ = ["app", "main", "run"]
 
@@ -110,6 +110,9 @@ def run(argv: list[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except MemoryError:
         error("out of memory: the instance is too large for this method")
+        return 1
+    except ClusterError as exc:
+        error(str(exc))
         return 1
     except RuntimeError as exc:
         if isinstance(exc, RecursionError | NotImplementedError):

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import importlib
 from contextlib import nullcontext
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from hybridsched.cli import ui
 from hybridsched.cli.app import EXIT_CODES, app
 from hybridsched.cli.options import Instance, SolutionFile
-from hybridsched.errors import InputError
 from hybridsched.io.outputs import check_output_path
 
 #: Schedules with more tasks than this get a spinner while the chart is drawn.
@@ -29,7 +28,7 @@ def gantt(
         min=1, help="Most rows (used cores) drawn; beyond it rows are sampled, shared "
                     "between PM and VM cores, and the title says so.")] = 60,
 ) -> None:
-    """Draw a Gantt chart of a hybrid-deadline solution.
+    """Draw a Gantt chart of a solution (hybrid-deadline: cores; bot-sites: processors).
 
     An invalid solution is refused (exit code 1, with its violations).
     """
@@ -38,9 +37,8 @@ def gantt(
     target = check_output_path(output, "-o", kind="plot",
                                inputs=[instance_file, solution_file])
     family, instance = load_instance(instance_file)
-    if family.name != "hybrid-deadline":
-        raise InputError(f"{instance_file}: gantt supports hybrid-deadline instances only "
-                         f"(this is a {family.name} instance)")
+    from hybridsched.experiments.plots import gantt_for
+
     solution = load_solution(solution_file, family, instance, warn=ui.warn)
     violations = family.check(instance, solution)
     if violations:
@@ -52,14 +50,11 @@ def gantt(
     import matplotlib.pyplot as plt
 
     from hybridsched.cli.solving import save_figure
-    from hybridsched.experiments.plots import gantt_chart, select_rows
 
-    rows = select_rows(instance, solution, max_rows)
-    if rows.cut:
-        ui.warn(f"{rows.describe(len(instance.pms))}; raise --max-rows to see more")
-    label = f"drawing {instance.n_tasks} tasks"
-    with ui.spinner(label) if instance.n_tasks > GANTT_SPINNER_TASKS else nullcontext():
-        figure = gantt_chart(instance, solution, max_rows=max_rows)
+    _warn_cut_rows(family.name, instance, solution, max_rows)
+    size = family.size(instance) if family.size is not None else 0
+    with ui.spinner(f"drawing {size} items") if size > GANTT_SPINNER_TASKS else nullcontext():
+        figure = gantt_for(family.name, instance, solution, max_rows=max_rows)
         save_figure(figure, target)
         plt.close(figure)
     ui.note(f"wrote {output}")
@@ -82,6 +77,21 @@ def list_methods(
     for row in rows:
         ui.echo("  ".join(f"{cell:{w}}" for cell, w in zip(row[:3], widths, strict=True))
                 + f"  {row[3]}")
+
+
+def _warn_cut_rows(family: str, instance: Any, solution: Any, max_rows: int) -> None:
+    """Say when a chart samples its rows."""
+    from hybridsched.experiments.plots import select_rows, select_rows_bot_sites
+
+    if family == "hybrid-deadline":
+        rows = select_rows(instance, solution, max_rows)
+        if rows.cut:
+            ui.warn(f"{rows.describe(len(instance.pms))}; raise --max-rows to see more")
+    elif family == "bot-sites":
+        used = len(set(zip(solution.site.tolist(), solution.proc.tolist(), strict=True)))
+        shown = len(select_rows_bot_sites(solution, max_rows))
+        if shown < used:
+            ui.warn(f"{shown} of {used} used processors shown; raise --max-rows to see more")
 
 
 @app.command(epilog=EXIT_CODES, short_help="Print the JSON Schema of a family's files.")

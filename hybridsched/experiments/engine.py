@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from hybridsched.errors import ClusterError
 from hybridsched.experiments.runner import FAILED, execute_run, failed_row, last_line
 from hybridsched.experiments.runs import Run
 
@@ -46,10 +47,6 @@ CLUSTER_CONFIG = {"distributed.scheduler.allowed-failures": RETRIES,
 WINDOW_PER_THREAD = 8
 #: Seconds to wait for an existing scheduler to answer.
 CONNECT_TIMEOUT_S = 10
-
-
-class ClusterError(RuntimeError):
-    """The Dask cluster went away (rows already finished are kept)."""
 
 
 @dataclass
@@ -147,9 +144,16 @@ def _client(scheduler: str | None, workers: int | None) -> Iterator[tuple[Any, i
     try:
         if scheduler is None:
             n = workers or default_workers()
-            with dask.config.set(CLUSTER_CONFIG):
-                cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                       dashboard_address=None, silence_logs=logging.CRITICAL)
+            try:
+                with dask.config.set(CLUSTER_CONFIG):
+                    cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                           dashboard_address=None,
+                                           silence_logs=logging.CRITICAL)
+            except RuntimeError as exc:
+                raise ClusterError(
+                    f"could not start a local Dask cluster ({last_line(exc)}); from a script, "
+                    "start campaigns under \"if __name__ == '__main__':\" (workers are new "
+                    "processes that import it), or run them serially") from None
             client = Client(cluster, set_as_default=False)
             where = "local"
         else:
@@ -192,10 +196,16 @@ def _run_on(client: Any, runs: Sequence[Run], counts: Counts,
     in_flight: dict[str, Run] = {}
     completed = as_completed(loop=client.loop, with_results=False)
 
+    addresses = sorted(client.scheduler_info(n_workers=-1)["workers"])
+
     def submit_next() -> None:
         run = next(waiting, None)
         if run is not None:
-            future = client.submit(execute_run, run, key=f"run-{run.key}", pure=False)
+            # Runs of one instance prefer one worker, which then loads it once (a loose
+            # restriction: another worker takes the run if that one is busy or gone).
+            home = addresses[int(run.instance_hash[:8], 16) % len(addresses)]
+            future = client.submit(execute_run, run, key=f"run-{run.key}", pure=False,
+                                   workers=[home], allow_other_workers=True)
             in_flight[future.key] = run
             completed.add(future)
 

@@ -120,7 +120,7 @@ def base_row(run: Run) -> dict[str, Any]:
         "seed": run.seed, "replication": run.replication, "time_limit": entry.time_limit,
         "status": FAILED, "objective": None, "bound": None,
         "recorded_optimum": None, "recorded_lower_bound": None, "family_bound": None,
-        "metrics": "{}", "runtime_s": None, "cpu_s": None, "solver": "{}",
+        "metrics": "{}", "runtime_s": None, "cpu_s": None, "wall_s": None, "solver": "{}",
         "worker": worker_name(), "code_version": code_version(),
         "timestamp": datetime.now(UTC).isoformat(timespec="milliseconds"),
         "error": "", "solution": None,
@@ -154,6 +154,7 @@ def execute_run(run: Run) -> dict[str, Any]:
     except Exception as exc:  # the row records it; the campaign goes on
         row.update(error=last_line(exc),
                    runtime_s=time.perf_counter() - started)
+    row["wall_s"] = time.perf_counter() - started
     return row
 
 

@@ -69,6 +69,7 @@ SCHEMA = pa.schema([
     ("bound", pa.float64()), ("recorded_optimum", pa.float64()),
     ("recorded_lower_bound", pa.float64()), ("family_bound", pa.float64()),
     ("metrics", pa.string()), ("runtime_s", pa.float64()), ("cpu_s", pa.float64()),
+    ("wall_s", pa.float64()),
     ("solver", pa.string()), ("worker", pa.string()), ("code_version", pa.string()),
     ("timestamp", pa.string()), ("error", pa.string()), ("solution", pa.string()),
 ])

@@ -378,8 +378,9 @@ CASES: list[tuple[str, Callable[[Path], list[str]], str]] = [
     ("pareto-time-limit-nan", lambda t: ["pareto", str(BS_FILE), "--time-limit", "nan"],
      "'--time-limit'"),
     # -- gantt, methods, schema, global -----------------------------------------------------
-    ("gantt-wrong-family", lambda t: ["gantt", str(BS_FILE), bs(t, lambda d: None),
-                                      "-o", str(t / "g.png")], "hybrid-deadline instances only"),
+    ("gantt-instance-as-solution", lambda t: ["gantt", str(BS_FILE), bs(t, lambda d: None),
+                                              "-o", str(t / "g.png")],
+     "this is an instance file, not a solution file"),
     ("gantt-plot-extension", lambda t: ["gantt", str(HD_FILE), str(HD_FILE),
                                         "-o", str(t / "g.json")], "cannot draw a plot"),
     ("gantt-max-rows-0", lambda t: ["gantt", str(HD_FILE), str(HD_FILE), "-o", str(t / "g.png"),
