@@ -106,6 +106,14 @@ def _spread(items: list[tuple[int, int]], k: int) -> list[tuple[int, int]]:
     return [items[i] for i in picks]
 
 
+def _used_rows(machines: np.ndarray, units: np.ndarray, max_rows: int
+               ) -> list[tuple[int, int]]:
+    """The distinct ``(machine, core)`` pairs a schedule uses, sorted; checks ``max_rows``."""
+    if max_rows < 1:
+        raise ValueError(f"max_rows must be >= 1, got {max_rows}")
+    return sorted({(int(m), int(u)) for m, u in zip(machines, units, strict=True)})
+
+
 def select_rows(instance: Instance, solution: Solution,
                 max_rows: int = DEFAULT_MAX_ROWS) -> GanttRows:
     """Choose at most ``max_rows`` used cores to draw (see the module docstring).
@@ -115,11 +123,8 @@ def select_rows(instance: Instance, solution: Solution,
     ValueError
         If ``max_rows < 1``.
     """
-    if max_rows < 1:
-        raise ValueError(f"max_rows must be >= 1, got {max_rows}")
     n_pm = len(instance.pms)
-    used = sorted({(int(m), int(c)) for m, c in zip(solution.machine, solution.core,
-                                                     strict=True)})
+    used = _used_rows(solution.machine, solution.core, max_rows)
     pm = [r for r in used if r[0] < n_pm]
     vm = [r for r in used if r[0] >= n_pm]
     if len(used) <= max_rows:
@@ -204,10 +209,7 @@ def select_rows_bot_sites(solution: BotSolution, max_rows: int = DEFAULT_MAX_ROW
     ValueError
         If ``max_rows < 1``.
     """
-    if max_rows < 1:
-        raise ValueError(f"max_rows must be >= 1, got {max_rows}")
-    used = sorted({(int(i), int(j)) for i, j in zip(solution.site, solution.proc,
-                                                    strict=True)})
+    used = _used_rows(solution.site, solution.proc, max_rows)
     if len(used) <= max_rows:
         return used
     sites = sorted({i for i, _ in used})

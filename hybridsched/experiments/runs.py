@@ -19,10 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from hybridsched.experiments.sources import InstanceSource
-from hybridsched.experiments.spec import Campaign, MethodEntry
+from hybridsched.experiments.spec import MAX_RUNS, Campaign, MethodEntry
 
-#: Runs a campaign may expand to (each becomes a row and a Dask task).
-MAX_RUNS = 10_000_000
+__all__ = ["MAX_RUNS", "Run", "code_version", "plan_runs", "run_key"]
 
 
 @functools.cache
