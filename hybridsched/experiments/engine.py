@@ -42,7 +42,10 @@ RETRIES = 1
 #: worker is not counted as a suspect of the death (Dask counts every run "processing"
 #: on a dead worker).
 CLUSTER_CONFIG = {"distributed.scheduler.allowed-failures": RETRIES,
-                  "distributed.scheduler.worker-saturation": 1.0}
+                  "distributed.scheduler.worker-saturation": 1.0,
+                  # The statistical profiler samples the running thread every 10 ms for a
+                  # dashboard nobody looks at here.
+                  "distributed.worker.profile.enabled": False}
 #: Runs kept submitted per worker thread (keeps workers busy between round trips).
 WINDOW_PER_THREAD = 8
 #: Seconds to wait for an existing scheduler to answer.
@@ -179,6 +182,20 @@ def _client(scheduler: str | None, workers: int | None) -> Iterator[tuple[Any, i
         quiet.setLevel(level)
 
 
+def _error_row(run: Run, error: Any) -> dict[str, Any]:
+    """The row of a run whose Dask task failed (its worker died, or it could not start)."""
+    from distributed import KilledWorker
+
+    if isinstance(error, KilledWorker):
+        return failed_row(run, "the run killed its worker process every time it was tried "
+                               "(crash or out of memory)", worker="(lost)")
+    if isinstance(error, OSError):
+        raise ClusterError(f"lost the Dask cluster ({last_line(error)}); finished runs are "
+                           "stored: run the same command again to resume")
+    return failed_row(run, last_line(error) if isinstance(error, BaseException)
+                      else str(error))
+
+
 def _run_on(client: Any, runs: Sequence[Run], counts: Counts,
             finished: Callable[[dict[str, Any]], None], report: Progress,
             threads: int) -> None:
@@ -187,14 +204,11 @@ def _run_on(client: Any, runs: Sequence[Run], counts: Counts,
 
     from distributed import as_completed
 
-    try:
-        from distributed import KilledWorker
-    except ImportError:  # older distributed
-        from distributed.scheduler import KilledWorker
-
     waiting = iter(runs)
     in_flight: dict[str, Run] = {}
-    completed = as_completed(loop=client.loop, with_results=False)
+    # Results are fetched by the client's event loop as runs finish (not one blocking
+    # round trip per run from this thread); errors come back as values.
+    completed = as_completed(loop=client.loop, with_results=True, raise_errors=False)
 
     addresses = sorted(client.scheduler_info(n_workers=-1)["workers"])
 
@@ -213,18 +227,16 @@ def _run_on(client: Any, runs: Sequence[Run], counts: Counts,
         submit_next()
     counts.running = min(len(in_flight), threads)
     report(counts, None)
-    for future in completed:
+    for future, result in completed:
         run = in_flight.pop(future.key)
-        try:
-            row = future.result()
-        except KilledWorker:
-            row = failed_row(run, "the run killed its worker process every time it was "
-                                  "tried (crash or out of memory)", worker="(lost)")
-        except (CancelledError, OSError) as exc:
-            raise ClusterError(f"lost the Dask cluster ({last_line(exc)}); finished runs "
-                               "are stored: run the same command again to resume") from None
-        except Exception as exc:  # e.g. a run that cannot be unpickled on the worker
-            row = failed_row(run, last_line(exc))
+        if future.status == "finished":
+            row = result
+        elif future.status == "cancelled" or isinstance(result, CancelledError):
+            raise ClusterError("lost the Dask cluster (a run was cancelled); finished runs "
+                               "are stored: run the same command again to resume")
+        else:
+            error = result[1] if isinstance(result, tuple) and len(result) == 3 else result
+            row = _error_row(run, error)
         future.release()
         finished(row)
         submit_next()

@@ -12,7 +12,9 @@ Layout of ``DIR``::
 with ``_`` or ``.`` are skipped by pyarrow). Every part has the same schema
 (:data:`SCHEMA`): the metrics, solver statistics and options are JSON text,
 so families with other metrics share one table; :func:`load_results` expands
-them into columns and computes the gaps.
+them into columns. The gap columns (``reference``, ``reference_kind``,
+``gap``) are filled when a campaign ends (a later run may prove the optimum
+they refer to); :func:`load_results` always recomputes them.
 
 Durability: a finished row is appended to the journal at once (one short
 write, no fsync: it survives the death of the driver, not of the machine), so
@@ -72,6 +74,7 @@ SCHEMA = pa.schema([
     ("wall_s", pa.float64()),
     ("solver", pa.string()), ("worker", pa.string()), ("code_version", pa.string()),
     ("timestamp", pa.string()), ("error", pa.string()), ("solution", pa.string()),
+    ("reference", pa.float64()), ("reference_kind", pa.string()), ("gap", pa.float64()),
 ])
 COLUMNS = SCHEMA.names
 
@@ -149,6 +152,7 @@ class ResultStore:
         self._journal_count = 0
         self._journal_started = 0.0
         self._keys: set[str] = set()
+        self._added = False
 
     def __enter__(self) -> ResultStore:
         self.open()
@@ -204,6 +208,7 @@ class ResultStore:
         self._journal.flush()
         self._keys.update(row["key"] for row in rows)
         self._journal_count += len(rows)
+        self._added = True
         if (self._journal_count >= PART_EVERY_ROWS
                 or time.monotonic() - self._journal_started >= PART_EVERY_S):
             self.flush()
@@ -220,13 +225,21 @@ class ResultStore:
         self._journal, self._journal_path, self._journal_count = None, None, 0
 
     def merge(self) -> None:
-        """Merge every part into one (fewer files: faster reads and resumes)."""
+        """Merge every part into one, with every gap computed (see the module docstring).
+
+        Fewer files make reads and resumes faster; the gap columns of rows
+        stored during a campaign stay empty until then, since a later run may
+        prove the optimum they are measured against.
+        """
         self._finish_merges()
         parts = _parts(self.folder)
-        if len(parts) < 2:
+        if len(parts) < 2 and not self._added:
             return
-        table = _read_parts(parts)
-        _write_part(self.folder, _unique(table), replaces=[p.name for p in parts])
+        from hybridsched.experiments.tables import add_gaps
+
+        table = add_gaps(_unique(_read_parts(parts)).to_pandas())
+        merged = pa.Table.from_pandas(table[COLUMNS], schema=SCHEMA, preserve_index=False)
+        _write_part(self.folder, merged, replaces=[p.name for p in parts])
         for part in parts:
             part.unlink()
 

@@ -54,6 +54,10 @@ def test_serial_campaign_records_every_run_with_its_status(serial_run):
     assert (solved["reference_kind"] == "optimum").all()
     assert (solved["gap"] >= 0).all() and (solved[solved["method"] == "exact"]["gap"] == 0).all()
     assert (table["runtime_s"] > 0).all()
+    # The finished store, read with pandas alone, carries the same gaps.
+    raw = pd.read_parquet(results).sort_values("key").reset_index(drop=True)
+    pd.testing.assert_series_equal(raw["gap"], table["gap"])
+    assert list(raw["reference_kind"]) == list(table["reference_kind"])
 
 
 def test_rows_pass_the_checker_when_schedules_are_recorded(tmp_path):
