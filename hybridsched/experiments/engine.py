@@ -206,20 +206,12 @@ def _run_on(client: Any, runs: Sequence[Run], counts: Counts,
 
     waiting = iter(runs)
     in_flight: dict[str, Run] = {}
-    # Results are fetched by the client's event loop as runs finish (not one blocking
-    # round trip per run from this thread); errors come back as values.
-    completed = as_completed(loop=client.loop, with_results=True, raise_errors=False)
-
-    addresses = sorted(client.scheduler_info(n_workers=-1)["workers"])
+    completed = as_completed(loop=client.loop)
 
     def submit_next() -> None:
         run = next(waiting, None)
         if run is not None:
-            # Runs of one instance prefer one worker, which then loads it once (a loose
-            # restriction: another worker takes the run if that one is busy or gone).
-            home = addresses[int(run.instance_hash[:8], 16) % len(addresses)]
-            future = client.submit(execute_run, run, key=f"run-{run.key}", pure=False,
-                                   workers=[home], allow_other_workers=True)
+            future = client.submit(execute_run, run, key=f"run-{run.key}", pure=False)
             in_flight[future.key] = run
             completed.add(future)
 
@@ -227,16 +219,15 @@ def _run_on(client: Any, runs: Sequence[Run], counts: Counts,
         submit_next()
     counts.running = min(len(in_flight), threads)
     report(counts, None)
-    for future, result in completed:
+    for future in completed:
         run = in_flight.pop(future.key)
-        if future.status == "finished":
-            row = result
-        elif future.status == "cancelled" or isinstance(result, CancelledError):
+        try:
+            row = future.result()
+        except CancelledError:
             raise ClusterError("lost the Dask cluster (a run was cancelled); finished runs "
-                               "are stored: run the same command again to resume")
-        else:
-            error = result[1] if isinstance(result, tuple) and len(result) == 3 else result
-            row = _error_row(run, error)
+                               "are stored: run the same command again to resume") from None
+        except Exception as exc:
+            row = _error_row(run, exc)
         future.release()
         finished(row)
         submit_next()
