@@ -290,13 +290,17 @@ def read_store(folder: str | Path) -> pa.Table:
 def load_results(folder: str | Path) -> Any:
     """The result table of a store as a pandas DataFrame, with gaps and metric columns.
 
-    Adds ``reference``, ``reference_kind`` and ``gap``
+    Rows are sorted by family, instance, method, seed and replication. Adds
+    ``reference``, ``reference_kind`` and ``gap``
     (:func:`~hybridsched.experiments.tables.add_gaps`) and one ``metric_<name>``
     column per numeric metric.
     """
     from hybridsched.experiments.tables import add_gaps, expand_metrics
 
-    return add_gaps(expand_metrics(read_store(folder).to_pandas()))
+    table = add_gaps(expand_metrics(read_store(folder).to_pandas()))
+    # One order whatever the order runs finished in (serial or on a cluster).
+    order = ["family", "instance", "instance_hash", "method", "seed", "replication", "key"]
+    return table.sort_values(order, kind="stable", ignore_index=True) if len(table) else table
 
 
 def iter_rows(folder: str | Path) -> Iterator[dict[str, Any]]:
