@@ -48,7 +48,6 @@ import json
 import math
 import os
 import re
-import tomllib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import product
@@ -75,9 +74,8 @@ from hybridsched.experiments.sources import (
     short_repr,
 )
 from hybridsched.experiments.toml_lines import join_path as _join
-from hybridsched.experiments.toml_lines import key_lines, line_of
+from hybridsched.experiments.toml_lines import load_toml, located
 from hybridsched.families import family_names, get_family
-from hybridsched.io.jsonio import read_text
 from hybridsched.io.shared_data import shared_data_path
 from hybridsched.registry import check_options, check_run_settings, get_method
 from hybridsched.registry import methods as registered_methods
@@ -259,12 +257,6 @@ def _reason(error: Any, known: tuple[str, ...]) -> str:
     if kind == "list_type":
         return f"expected an array, got {short_repr(error['input'])}"
     return error_reason(error, known)
-
-
-def _located(spec: Path | str, text: str, path: str, reason: str) -> str:
-    line = line_of(key_lines(text), path) if path else None
-    where = f"{spec}:{line}" if line is not None else str(spec)
-    return f"{where}: {path}: {reason}" if path else f"{where}: {reason}"
 
 
 # --------------------------------------------------------------------------- grids and seeds
@@ -607,26 +599,11 @@ def load_spec(path: str | Path) -> Campaign:
         One line ``SPEC[:LINE]: key.path: reason`` for the first problem
         found, before anything runs.
     """
-    text = read_text(path)
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        message = str(exc)
-        found = re.search(r"\s*\(at line (\d+), column (\d+)\)", message)
-        if found is None:
-            end = " (at end of document)"
-            if message.endswith(end):
-                last = len(text.splitlines()) or 1
-                raise InputError(f"{path}:{last}: invalid TOML: {message.removesuffix(end)} "
-                                 "(at the end of the file)") from None
-            raise InputError(f"{path}: invalid TOML: {message}") from None
-        reason = message.replace(found.group(0), "")
-        raise InputError(f"{path}:{found.group(1)}: invalid TOML: {reason} "
-                         f"(column {found.group(2)})") from None
+    data, text = load_toml(path)
     try:
         return _campaign(data, Path(path), text)
     except _SpecError as exc:
-        raise InputError(_located(path, text, exc.path, exc.reason)) from None
+        raise InputError(located(path, text, exc.path, exc.reason)) from None
 
 
 def _campaign(data: dict[str, Any], path: Path, text: str) -> Campaign:

@@ -8,7 +8,12 @@ scanner maps it back to a line so that every message can say where to look.
 from __future__ import annotations
 
 import re
+import tomllib
 from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from hybridsched.errors import InputError
 
 
 def join_path(*parts: str | int | None) -> str:
@@ -118,3 +123,38 @@ def line_of(lines: Mapping[str, int], path: str) -> int | None:
             return None
         path = shorter
     return None
+
+
+def load_toml(path: str | Path) -> tuple[dict[str, Any], str]:
+    """Read and parse a TOML file: ``(data, text)``.
+
+    Raises
+    ------
+    InputError
+        One line ``PATH[:LINE]: invalid TOML: reason`` (or the file's read error).
+    """
+    from hybridsched.io.jsonio import read_text
+
+    text = read_text(path)
+    try:
+        return tomllib.loads(text), text
+    except tomllib.TOMLDecodeError as exc:
+        message = str(exc)
+        found = re.search(r"\s*\(at line (\d+), column (\d+)\)", message)
+        if found is None:
+            end = " (at end of document)"
+            if message.endswith(end):
+                last = len(text.splitlines()) or 1
+                raise InputError(f"{path}:{last}: invalid TOML: {message.removesuffix(end)} "
+                                 "(at the end of the file)") from None
+            raise InputError(f"{path}: invalid TOML: {message}") from None
+        reason = message.replace(found.group(0), "")
+        raise InputError(f"{path}:{found.group(1)}: invalid TOML: {reason} "
+                         f"(column {found.group(2)})") from None
+
+
+def located(file: Path | str, text: str, path: str, reason: str) -> str:
+    """``FILE:LINE: key.path: reason`` (the line of the key path when it has one)."""
+    line = line_of(key_lines(text), path) if path else None
+    where = f"{file}:{line}" if line is not None else str(file)
+    return f"{where}: {path}: {reason}" if path else f"{where}: {reason}"

@@ -15,10 +15,9 @@ from hybridsched.experiments.spec import (
     Campaign,
     MethodEntry,
     campaign_from_parts,
-    key_lines,
-    line_of,
     load_spec,
 )
+from hybridsched.experiments.toml_lines import key_lines, line_of
 
 INSTANCES = Path(__file__).parents[2] / "instances"
 HD_GLOB = str(INSTANCES / "hybrid-deadline" / "*.json")
