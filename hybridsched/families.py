@@ -127,3 +127,4 @@ def _load_builtin_families() -> None:
     # without a circular import through the family package.
     import hybridsched.bot_sites.methods  # noqa: F401  (the family and its methods)
     import hybridsched.hybrid_deadline.methods  # noqa: F401
+    import hybridsched.malleable.methods  # noqa: F401

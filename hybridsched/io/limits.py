@@ -21,3 +21,6 @@ MAX_SITE_BOT_PAIRS = 10**7
 MAX_JSON_DEPTH = 100
 #: Largest input file read into memory (bytes).
 MAX_INPUT_BYTES = 2**30
+#: Latest minute of a malleable schedule (arrivals, deadlines and simulated ends);
+#: online simulators keep per-minute arrays up to it.
+MAX_MINUTES = 10**7

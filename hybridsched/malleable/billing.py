@@ -1,0 +1,83 @@
+"""Billing rules and penalty weights of the ``malleable`` family.
+
+One module, used by the checker, the local schedulers and the exact models,
+so that all of them price a schedule the same way.
+
+Allocated clusters
+    ``price`` per processor-minute used.
+Clouds (per started VM-hour, with reuse)
+    Hours are clock hours ``[60h, 60h + 60)``. A VM used during any minute
+    of hour ``h`` is billed for that hour once, however many jobs it ran in
+    it: an hour already paid is reused (the paper's ``free_time_left``).
+    Of the ``n_h`` VMs billed in hour ``h``, ``min(n_h, spot_vms)`` pay the
+    spot ``price`` and the rest ``on_demand_price`` (spot by default,
+    on-demand when spot capacity is short). *Reading*: the paper bills per
+    started hour of each VM; anchoring hours to the clock makes "an hour
+    already paid" well defined for VMs shared by several jobs, and lets a
+    VM assignment that reuses VMs already paid in the current hour reach
+    the least bill, ``sum_h cost(max VMs busy at once in h)``, which the
+    exact models use.
+Job cost (for budgets)
+    A job's cost is what it uses: processor-minutes times the price on an
+    allocated cluster, VM-minutes times ``price / 60`` on a cloud (its share
+    at the spot price), 0 on a dedicated cluster. The platform's total cost
+    is the bill above; the idle part of paid hours is nobody's share.
+Penalties
+    Policy A (money saving) and B (time saving) are scored by
+    ``cost + w_delay * total delay (minutes) + w_overspend * total overspend``
+    with the weights of :data:`POLICY_WEIGHTS`: the policy's own criterion
+    weighs ten times the other one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hybridsched.malleable.instance import Resource
+
+#: Minutes in one billed hour.
+HOUR = 60
+
+#: ``policy -> (weight of a minute of delay, weight of a unit of budget overspend)``.
+POLICY_WEIGHTS: dict[str, tuple[float, float]] = {"A": (1.0, 10.0), "B": (10.0, 1.0)}
+
+
+def hour_cost(resource: Resource, vms: np.ndarray | int) -> np.ndarray | float:
+    """Bill of ``vms`` VMs for one hour: spot price up to ``spot_vms``, on-demand above."""
+    vms = np.asarray(vms)
+    spot = np.minimum(vms, resource.spot_vms)
+    return spot * resource.price + (vms - spot) * resource.on_demand_price
+
+
+def vms_per_hour(vm: np.ndarray, start: np.ndarray, end: np.ndarray) -> dict[int, int]:
+    """Distinct VMs used in each clock hour by uses ``(vm, start, end)`` (minutes, end > start)."""
+    vm, start, end = (np.asarray(a, dtype=np.int64) for a in (vm, start, end))
+    if vm.size == 0:
+        return {}
+    first, last = start // HOUR, (end - 1) // HOUR
+    counts = last - first + 1
+    hours = np.repeat(first, counts) + (np.arange(counts.sum())
+                                        - np.repeat(np.cumsum(counts) - counts, counts))
+    pairs = np.unique(np.stack([hours, np.repeat(vm, counts)]), axis=1)
+    slots, per_slot = np.unique(pairs[0], return_counts=True)
+    return dict(zip(slots.tolist(), per_slot.tolist(), strict=True))
+
+
+def cloud_bill(resource: Resource, vm: np.ndarray, start: np.ndarray, end: np.ndarray
+               ) -> float:
+    """Total bill of a cloud for VM uses ``(vm, start, end)``."""
+    billed = vms_per_hour(vm, start, end)
+    if not billed:
+        return 0.0
+    return float(np.sum(hour_cost(resource, np.fromiter(billed.values(), dtype=np.int64))))
+
+
+def cloud_share(resource: Resource, vm_minutes: float | np.ndarray) -> float | np.ndarray:
+    """A job's cost share on a cloud: its VM-minutes at the spot price."""
+    return vm_minutes * resource.price / HOUR
+
+
+def score(cost: float, delay: float, overspend: float, policy: str) -> float:
+    """Penalised cost of a schedule under ``policy`` (``"A"`` or ``"B"``)."""
+    w_delay, w_over = POLICY_WEIGHTS[policy]
+    return cost + w_delay * delay + w_over * overspend

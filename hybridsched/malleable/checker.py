@@ -1,0 +1,239 @@
+"""Independent checker of ``malleable`` schedules: validity and every metric.
+
+It reads only the instance and the pieces of the schedule (never a
+simulator's counters) and applies the family's rules:
+
+- every job runs, on one resource, only from its arrival on;
+- no processor of a resource serves two pieces at once, and pieces use
+  processors that exist (a cloud has ``max_vms * cpus``);
+- each job receives its work under its speed-up model
+  (:mod:`~hybridsched.malleable.speedup`): at least its size, and not one
+  whole minute more than it needs;
+- costs follow :mod:`~hybridsched.malleable.billing`.
+
+Metrics: ``cost`` (the bill), ``total_time`` (sum of arrival-to-end),
+``total_delay`` (sum of minutes past deadlines), ``late_jobs``,
+``overspend`` (sum of job cost shares above budgets), ``penalised_a`` and
+``penalised_b`` (the policies' scores, the objectives of the exact model),
+``makespan`` and utilisation per resource type.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from hybridsched.families import Evaluation, wrong_claims
+from hybridsched.malleable.billing import HOUR, cloud_bill, cloud_share, score, vms_per_hour
+from hybridsched.malleable.instance import Instance, ResourceType
+from hybridsched.malleable.solution import Solution
+from hybridsched.malleable.speedup import rate, required_work
+
+#: Most violations listed by :func:`check` (the rest are counted).
+MAX_LISTED = 50
+
+
+def _listed(problems: list[str], total: int) -> list[str]:
+    if total > len(problems):
+        problems.append(f"... and {total - len(problems)} more")
+    return problems
+
+
+def job_work(instance: Instance, solution: Solution) -> tuple[np.ndarray, np.ndarray]:
+    """Work each job received and the work of its last minute (the rate it ended at)."""
+    n = instance.n_jobs
+    work, last = np.zeros(n), np.zeros(n)
+    if solution.n_pieces == 0:
+        return work, last
+    perf = np.array([r.performance for r in instance.resources])
+    job = solution.job
+    res = solution.resource[job]
+    per_job = np.bincount(job, minlength=n)
+    single = per_job[job] == 1
+    if single.any():
+        j = job[single]
+        r = rate(solution.count[single], perf[res[single]], instance.serial_fraction[j])
+        work[j] = r * (solution.end[single] - solution.start[single])
+        last[j] = r
+    for j in np.unique(job[~single]):
+        mask = job == j
+        s, e, c = solution.start[mask], solution.end[mask], solution.count[mask]
+        times = np.unique(np.concatenate([s, e]))
+        # Processors in use over each stretch between consecutive breakpoints.
+        width = np.array([c[(s <= t) & (e > t)].sum() for t in times[:-1]])
+        speed = np.where(width > 0, rate(np.maximum(width, 1), perf[res[mask][0]],
+                                         instance.serial_fraction[j]), 0.0)
+        work[j] = float(np.sum(speed * np.diff(times)))
+        last[j] = speed[-1] if speed.size else 0.0
+    return work, last
+
+
+def _overlaps(instance: Instance, solution: Solution) -> tuple[list[str], int]:
+    """Processors that serve two pieces at once."""
+    res = solution.resource[solution.job]
+    counts = solution.count
+    rows = np.repeat(np.arange(solution.n_pieces), counts)
+    proc = solution.cpu[rows] + (np.arange(counts.sum()) - np.repeat(np.cumsum(counts)
+                                                                     - counts, counts))
+    order = np.lexsort((solution.start[rows], proc, res[rows]))
+    rows, proc = rows[order], proc[order]
+    same = (res[rows][1:] == res[rows][:-1]) & (proc[1:] == proc[:-1])
+    clash = same & (solution.end[rows][:-1] > solution.start[rows][1:])
+    hits = np.flatnonzero(clash)
+    problems = []
+    for i in hits[:MAX_LISTED]:
+        a, b = rows[i], rows[i + 1]
+        problems.append(
+            f"processor {int(proc[i])} of {instance.resources[int(res[a])].id!r} serves job "
+            f"{instance.job_ids[int(solution.job[a])]!r} until {int(solution.end[a])} and job "
+            f"{instance.job_ids[int(solution.job[b])]!r} from {int(solution.start[b])}")
+    return problems, int(hits.size)
+
+
+def check(instance: Instance, solution: Solution) -> list[str]:
+    """Every violation of the family's rules (empty: the schedule is valid)."""
+    problems: list[str] = []
+    total = 0
+    n = instance.n_jobs
+    if len(solution.resource) != n or (solution.n_pieces and (
+            solution.job.min() < 0 or solution.job.max() >= n)):
+        return ["the schedule does not match the instance's jobs"]
+    placed = solution.resource >= 0
+    if solution.n_pieces and not placed[solution.job].all():
+        return ["pieces of a job without a resource"]
+    has_piece = np.bincount(solution.job, minlength=n) > 0
+    for j in np.flatnonzero(~(placed & has_piece)):
+        total += 1
+        if len(problems) < MAX_LISTED:
+            problems.append(f"job {instance.job_ids[j]!r} is not scheduled")
+    if solution.n_pieces == 0:
+        return _listed(problems, total)
+    job, res = solution.job, solution.resource[solution.job]
+    processors = np.array([r.processors for r in instance.resources])
+    checks = (
+        (solution.end <= solution.start, "ends at {e}, not after its start {s}"),
+        (solution.start < instance.arrival[job], "starts at {s}, before its arrival {a}"),
+        (solution.cpu + solution.count > processors[res],
+         "uses processors {c}..{last} of {r!r}, which has {p}"),
+    )
+    for bad, text in checks:
+        for k in np.flatnonzero(bad):
+            total += 1
+            if len(problems) < MAX_LISTED:
+                problems.append(f"job {instance.job_ids[job[k]]!r}: a piece " + text.format(
+                    e=solution.end[k], s=solution.start[k], a=instance.arrival[job[k]],
+                    c=solution.cpu[k], last=solution.cpu[k] + solution.count[k] - 1,
+                    r=instance.resources[res[k]].id, p=processors[res[k]]))
+    if total:
+        return _listed(problems, total)
+    overlap, clashes = _overlaps(instance, solution)
+    problems += overlap
+    total += clashes
+    work, last = job_work(instance, solution)
+    need = required_work(instance.size)
+    for j in np.flatnonzero(placed & has_piece):
+        if work[j] < need[j]:
+            total += 1
+            if len(problems) < MAX_LISTED:
+                problems.append(f"job {instance.job_ids[j]!r} receives {work[j]:.9g} of its "
+                                f"{instance.size[j]:.9g} units of work")
+        elif work[j] - last[j] >= need[j]:
+            total += 1
+            if len(problems) < MAX_LISTED:
+                problems.append(f"job {instance.job_ids[j]!r} receives {work[j]:.9g} units of "
+                                f"work: one minute less would complete its "
+                                f"{instance.size[j]:.9g}")
+    if not total:
+        metrics = _metrics(instance, solution)
+        problems += wrong_claims((what, solution.reported.get(what), metrics[what])
+                                 for what in ("cost", "total_delay"))
+    return _listed(problems, total + len(problems) - min(len(problems), MAX_LISTED))
+
+
+def _vm_uses(solution: Solution, mask: np.ndarray, cpus: int
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(vm, start, end, job)`` of every VM a piece touches on one cloud."""
+    first, last = solution.cpu[mask] // cpus, (solution.cpu[mask] + solution.count[mask] - 1
+                                               ) // cpus
+    n = last - first + 1
+    vm = np.repeat(first, n) + (np.arange(n.sum()) - np.repeat(np.cumsum(n) - n, n))
+    return (vm, np.repeat(solution.start[mask], n), np.repeat(solution.end[mask], n),
+            np.repeat(solution.job[mask], n))
+
+
+def costs(instance: Instance, solution: Solution) -> tuple[float, np.ndarray, np.ndarray]:
+    """Total bill, bill per resource and each job's cost share (see :mod:`.billing`)."""
+    bill = np.zeros(instance.n_resources)
+    share = np.zeros(instance.n_jobs)
+    res = solution.resource[solution.job]
+    length = (solution.end - solution.start).astype(float)
+    for i, r in enumerate(instance.resources):
+        mask = res == i
+        if not mask.any() or r.type is ResourceType.DEDICATED:
+            continue
+        if r.type is ResourceType.ALLOCATED:
+            used = solution.count[mask] * length[mask] * r.price
+            np.add.at(share, solution.job[mask], used)
+            bill[i] = float(used.sum())
+        else:
+            vm, start, end, job = _vm_uses(solution, mask, r.cpus)
+            bill[i] = cloud_bill(r, vm, start, end)
+            np.add.at(share, job, cloud_share(r, (end - start).astype(float)))
+    return float(bill.sum()), bill, share
+
+
+def utilisation(instance: Instance, solution: Solution) -> dict[str, float]:
+    """Busy share of each resource's capacity.
+
+    Clusters: busy processor-minutes over ``cpus * makespan``; clouds: busy
+    processor-minutes over the processor-minutes of the VM-hours billed.
+    """
+    res = solution.resource[solution.job]
+    busy = np.bincount(res, weights=solution.count * (solution.end - solution.start),
+                       minlength=instance.n_resources)
+    horizon = float(solution.end.max(initial=0))
+    out = {}
+    for i, r in enumerate(instance.resources):
+        if r.is_cloud:
+            mask = res == i
+            vm, start, end, _ = _vm_uses(solution, mask, r.cpus)
+            capacity = sum(vms_per_hour(vm, start, end).values()) * HOUR * r.cpus
+        else:
+            capacity = r.cpus * horizon
+        out[r.id] = float(busy[i] / capacity) if capacity else 0.0
+    return out
+
+
+def _metrics(instance: Instance, solution: Solution) -> dict[str, Any]:
+    end = solution.job_end(instance.n_jobs)
+    total_cost, bill, share = costs(instance, solution)
+    delay = np.maximum(end - instance.deadline, 0)
+    overspend = np.maximum(share - instance.budget, 0.0)
+    total_delay, total_over = float(delay.sum()), float(overspend.sum())
+    metrics: dict[str, Any] = {
+        "cost": total_cost,
+        "total_time": float((end - instance.arrival).sum()),
+        "total_delay": total_delay,
+        "late_jobs": int((delay > 0).sum()),
+        "overspend": total_over,
+        "penalised_a": score(total_cost, total_delay, total_over, "A"),
+        "penalised_b": score(total_cost, total_delay, total_over, "B"),
+        "makespan": float(end.max(initial=0)),
+    }
+    util = utilisation(instance, solution)
+    for kind in ResourceType:
+        ids = [r.id for r in instance.resources if r.type is kind]
+        if ids:
+            metrics[f"utilisation_{kind.value}"] = float(np.mean([util[i] for i in ids]))
+    for kind in (ResourceType.ALLOCATED, ResourceType.CLOUD):
+        idx = [i for i, r in enumerate(instance.resources) if r.type is kind]
+        if idx:
+            metrics[f"cost_{kind.value}"] = float(bill[idx].sum())
+    return metrics
+
+
+def evaluate(instance: Instance, solution: Solution) -> Evaluation:
+    """Recompute the objective (``penalised_a``) and every metric from the pieces."""
+    metrics = _metrics(instance, solution)
+    return Evaluation(objective=metrics["penalised_a"], metrics=metrics)

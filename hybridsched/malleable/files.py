@@ -1,0 +1,172 @@
+"""Conversion between ``malleable`` JSON documents and domain objects."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from hybridsched.errors import InputError
+from hybridsched.io.jsonio import parse_model
+from hybridsched.malleable.instance import Instance, Resource, ResourceType
+from hybridsched.malleable.schema import (
+    InstanceDoc,
+    ReferenceDoc,
+    ResourceDoc,
+    SolutionDoc,
+    TreeDoc,
+)
+from hybridsched.malleable.solution import Solution
+from hybridsched.malleable.tree import build_tree
+
+
+def _duplicate(ids: list[str]) -> str | None:
+    seen: set[str] = set()
+    for i in ids:
+        if i in seen:
+            return i
+        seen.add(i)
+    return None
+
+
+def resource_from_doc(doc: ResourceDoc) -> Resource:
+    """The frozen :class:`Resource` of a validated resource document."""
+    kind = ResourceType(doc.type)
+    if kind is not ResourceType.CLOUD:
+        return Resource(doc.id, kind, doc.cpus, doc.performance, doc.price)
+    assert doc.max_vms is not None
+    return Resource(doc.id, kind, doc.cpus, doc.performance, doc.price, doc.max_vms,
+                    doc.max_vms if doc.spot_vms is None else doc.spot_vms,
+                    doc.price if doc.on_demand_price is None else doc.on_demand_price)
+
+
+def resource_to_doc(r: Resource) -> dict[str, Any]:
+    """JSON-ready document of one resource (cloud fields only on clouds)."""
+    doc: dict[str, Any] = {"id": r.id, "type": r.type.value, "cpus": r.cpus}
+    if r.performance != 1.0:
+        doc["performance"] = r.performance
+    if r.type is not ResourceType.DEDICATED:
+        doc["price"] = _num(r.price)
+    if r.is_cloud:
+        doc.update(max_vms=r.max_vms, spot_vms=r.spot_vms,
+                   on_demand_price=_num(r.on_demand_price))
+    return doc
+
+
+def instance_from_dict(document: Any, source: str = "<instance>") -> Instance:
+    """Validate an instance document and build the frozen :class:`Instance`.
+
+    Raises
+    ------
+    InputError
+        One line naming ``source`` and the field path or the item: schema
+        errors, duplicate ids, a malformed tree.
+    """
+    doc = parse_model(InstanceDoc, document, source)
+    for what, ids in (("jobs", [j.id for j in doc.jobs]),
+                      ("resources", [r.id for r in doc.resources])):
+        dup = _duplicate(ids)
+        if dup is not None:
+            raise InputError(f"{source}: field {what}: duplicate id {dup!r}")
+    resources = tuple(resource_from_doc(r) for r in doc.resources)
+    tree = None
+    if doc.tree is not None:
+        tree = build_tree(doc.tree.edges, [r.id for r in resources], f"{source}: field tree")
+    jobs = doc.jobs
+    return Instance(
+        name=doc.name,
+        job_ids=tuple(j.id for j in jobs),
+        size=np.array([j.size for j in jobs], dtype=float),
+        priority=np.array([j.priority for j in jobs], dtype=np.int64),
+        deadline=np.array([j.deadline for j in jobs], dtype=np.int64),
+        budget=np.array([j.budget for j in jobs], dtype=float),
+        arrival=np.array([j.arrival for j in jobs], dtype=np.int64),
+        serial_fraction=np.array([j.serial_fraction for j in jobs], dtype=float),
+        resources=resources,
+        tree=tree,
+        reference=doc.reference.model_dump(exclude_none=True) if doc.reference else None,
+        provenance=dict(doc.provenance),
+    )
+
+
+def _num(x: float) -> float | int:
+    """Integral floats as integers (readable files, exact round trip)."""
+    x = float(x)
+    return int(x) if x.is_integer() and abs(x) < 2**53 else x
+
+
+def instance_to_dict(instance: Instance) -> dict[str, Any]:
+    """Serialise an instance (the inverse of :func:`instance_from_dict`)."""
+    jobs = []
+    for j, jid in enumerate(instance.job_ids):
+        job: dict[str, Any] = {
+            "id": jid, "size": _num(instance.size[j]), "priority": int(instance.priority[j]),
+            "deadline": int(instance.deadline[j]), "budget": _num(instance.budget[j]),
+            "arrival": int(instance.arrival[j])}
+        if instance.serial_fraction[j] != 0:
+            job["serial_fraction"] = float(instance.serial_fraction[j])
+        jobs.append(job)
+    doc = InstanceDoc(
+        name=instance.name,
+        jobs=jobs,
+        resources=[resource_to_doc(r) for r in instance.resources],
+        tree=None if instance.tree is None else TreeDoc(edges=list(instance.tree.edges)),
+        reference=ReferenceDoc(**instance.reference) if instance.reference else None,
+        provenance=instance.provenance,
+    )
+    return doc.model_dump(mode="json", exclude_none=True)
+
+
+def solution_from_dict(document: Any, instance: Instance, source: str = "<solution>"
+                       ) -> Solution:
+    """Validate a solution document against ``instance``'s job and resource ids.
+
+    Unknown ids and a job placed twice raise :class:`InputError`; scheduling
+    problems (missing jobs, overlaps, work) are left to the checker.
+    """
+    doc = parse_model(SolutionDoc, document, source)
+    jobs = {j: k for k, j in enumerate(instance.job_ids)}
+    resources = instance.resource_index()
+    resource = np.full(instance.n_jobs, -1, dtype=np.int64)
+    pieces: list[tuple[int, int, int, int, int]] = []
+    for p, placement in enumerate(doc.jobs):
+        where = f"{source}: field jobs.{p}"
+        if placement.job not in jobs:
+            raise InputError(f"{where}.job: unknown job {placement.job!r}")
+        if placement.resource not in resources:
+            raise InputError(f"{where}.resource: unknown resource {placement.resource!r}")
+        j = jobs[placement.job]
+        if resource[j] >= 0:
+            raise InputError(f"{where}.job: job {placement.job!r} is placed twice (a job runs "
+                             "on one resource)")
+        resource[j] = resources[placement.resource]
+        pieces += [(j, q.start, q.end, q.cpu, q.count) for q in placement.pieces]
+    arr = np.array(pieces, dtype=np.int64).reshape(-1, 5)
+    reported = {k: float(v) for k, v in (("cost", doc.cost), ("total_delay", doc.total_delay))
+                if v is not None}
+    return Solution(resource, arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3], arr[:, 4],
+                    events=tuple(doc.events or ()), reported=reported)
+
+
+def solution_to_dict(solution: Solution, instance: Instance, **summary: Any) -> dict[str, Any]:
+    """Serialise a solution; ``summary`` (method, status, ...) is stored alongside."""
+    from hybridsched.malleable.checker import evaluate
+
+    metrics = evaluate(instance, solution).metrics
+    order = np.lexsort((solution.cpu, solution.start, solution.job))
+    placements: dict[int, list[dict[str, int]]] = {}
+    for k in order:
+        placements.setdefault(int(solution.job[k]), []).append(
+            {"start": int(solution.start[k]), "end": int(solution.end[k]),
+             "cpu": int(solution.cpu[k]), "count": int(solution.count[k])})
+    document: dict[str, Any] = {
+        "format": "hybridsched-solution", "version": 1, "family": "malleable",
+        "instance": instance.name, **summary,
+        "cost": metrics["cost"], "total_delay": metrics["total_delay"],
+        "jobs": [{"job": instance.job_ids[j], "resource": instance.resources[
+            int(solution.resource[j])].id, "pieces": placements[j]}
+            for j in sorted(placements)],
+    }
+    if solution.events:
+        document["events"] = list(solution.events)
+    return document

@@ -1,0 +1,100 @@
+"""Seeded workloads and platforms of the paper's evaluation (Section VI).
+
+Workload (:func:`generate`):
+
+- inter-arrival times exponential with mean 1 minute; arrivals are the
+  cumulated times rounded down to whole minutes;
+- priority uniform in 1..20;
+- size uniform in 60..120 processor-minutes (``small``), 1,000..2,000
+  (``big``) or, for ``mixed``, an equal number of both in random order;
+- deadline: arrival plus a time uniform between the minimal execution time
+  (all processors of the largest resource) and the single-processor time,
+  rounded up to whole minutes;
+- budget (*our rule*, the paper gives none): a factor uniform in
+  ``[0.5, 1.5]`` times the job's cost on the cheapest paid resource with
+  linear speed-up (processor-minutes times its price per processor-minute;
+  a cloud's is ``price / (60 * cpus)``), so that about half the jobs can be
+  run within budget on paid resources;
+- Amdahl serial fraction uniform in ``[0, serial_fraction]`` (0: linear).
+
+Platform (:func:`default_platform`): the paper's three kinds of resource
+with its prices: a free dedicated cluster, two allocated clusters at 1 unit
+per processor-minute, and a cloud of 8-CPU VMs at 960 units per hour (2
+units per processor-minute) on spot, 1,440 on demand (*our* figure: 1.5x
+spot; the paper gives no on-demand price).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+import numpy as np
+
+from hybridsched.errors import InputError
+from hybridsched.malleable.instance import AgentTree, Instance, Resource, ResourceType
+
+Mix = Literal["small", "big", "mixed"]
+
+#: Size ranges (processor-minutes) of the paper's job sets.
+SIZES = {"small": (60, 120), "big": (1000, 2000)}
+#: Range of the budget factor over the cheapest paid execution.
+BUDGET_FACTOR = (0.5, 1.5)
+#: Most jobs one call generates.
+MAX_JOBS = 10**6
+
+
+def default_platform() -> tuple[Resource, ...]:
+    """A dedicated cluster, two allocated clusters and a cloud (the paper's costs)."""
+    return (
+        Resource("dedicated", ResourceType.DEDICATED, 64),
+        Resource("alloc-1", ResourceType.ALLOCATED, 32, price=1.0),
+        Resource("alloc-2", ResourceType.ALLOCATED, 64, price=1.0),
+        Resource("cloud", ResourceType.CLOUD, 8, price=960.0, max_vms=32, spot_vms=16,
+                 on_demand_price=1440.0),
+    )
+
+
+def cheapest_paid_rate(resources: tuple[Resource, ...]) -> float:
+    """Lowest price per processor-minute of work among paid resources (0 if none is paid)."""
+    rates = [r.price / r.performance / (60 * r.cpus) if r.is_cloud else r.price / r.performance
+             for r in resources if r.type is not ResourceType.DEDICATED]
+    return min(rates, default=0.0)
+
+
+def generate(jobs: int, mix: Mix = "mixed", seed: int = 0, *,
+             resources: tuple[Resource, ...] | None = None, tree: AgentTree | None = None,
+             serial_fraction: float = 0.0, name: str | None = None) -> Instance:
+    """A seeded workload of ``jobs`` jobs on ``resources`` (default: :func:`default_platform`)."""
+    if not 0 <= jobs <= MAX_JOBS:
+        raise InputError(f"jobs: must be between 0 and {MAX_JOBS}, got {jobs}")
+    if mix not in ("small", "big", "mixed"):
+        raise InputError(f"mix: must be small, big or mixed, got {mix!r}")
+    if not (0 <= serial_fraction < 1) or math.isnan(serial_fraction):
+        raise InputError(f"serial fraction: must be in [0, 1), got {serial_fraction}")
+    resources = default_platform() if resources is None else resources
+    rng = np.random.default_rng(seed)
+    arrival = np.floor(np.cumsum(rng.exponential(1.0, jobs))).astype(np.int64)
+    priority = rng.integers(1, 21, jobs)
+    if mix == "mixed":
+        kinds = np.array(["small", "big"] * (jobs // 2) + ["small"] * (jobs % 2))
+        rng.shuffle(kinds)
+    else:
+        kinds = np.array([mix] * jobs)
+    size = np.array([rng.integers(SIZES[k][0], SIZES[k][1] + 1) for k in kinds], dtype=float)
+    widest = max(resources, key=lambda r: r.processors * r.performance)
+    fastest = widest.processors * widest.performance
+    low, high = size / fastest, size
+    deadline = arrival + np.ceil(rng.uniform(low, high)).astype(np.int64)
+    budget = np.round(rng.uniform(*BUDGET_FACTOR, jobs) * size * cheapest_paid_rate(resources),
+                      2)
+    fraction = (rng.uniform(0.0, serial_fraction, jobs) if serial_fraction > 0
+                else np.zeros(jobs))
+    return Instance(
+        name=name or f"malleable-{mix}-{jobs}-s{seed}",
+        job_ids=tuple(f"j{k}" for k in range(jobs)),
+        size=size, priority=priority.astype(np.int64), deadline=deadline, budget=budget,
+        arrival=arrival, serial_fraction=fraction, resources=resources, tree=tree,
+        provenance={"generator": "malleable", "jobs": jobs, "mix": mix, "seed": seed,
+                    "serial_fraction": serial_fraction},
+    )

@@ -1,0 +1,157 @@
+"""JSON file format of ``malleable`` instances and solutions (pydantic).
+
+An instance document::
+
+    {"format": "hybridsched-instance", "version": 1, "family": "malleable",
+     "name": "two-jobs",
+     "jobs": [{"id": "j1", "size": 90, "priority": 3, "deadline": 20,
+               "budget": 100, "arrival": 0},
+              {"id": "j2", "size": 1500, "priority": 12, "deadline": 400,
+               "budget": 2000, "arrival": 1, "serial_fraction": 0.05}],
+     "resources": [{"id": "ded", "type": "dedicated", "cpus": 16},
+                   {"id": "alloc", "type": "allocated", "cpus": 32, "price": 1},
+                   {"id": "cloud", "type": "cloud", "cpus": 8, "price": 960,
+                    "max_vms": 16, "spot_vms": 8, "on_demand_price": 1440}],
+     "tree": {"edges": [["root", "ded"], ["root", "clusters"], ...]}}
+
+Times are whole minutes (``arrival``, absolute ``deadline``); ``size`` is in
+processor-minutes at performance 1; ``serial_fraction`` is Amdahl's
+(default 0: linear speed-up). ``tree`` is optional: its edges are
+``[parent, child]`` node names, and its leaves are resource ids.
+
+A solution gives each job its resource and the pieces it ran: processors
+``cpu .. cpu + count - 1`` of that resource from ``start`` to ``end``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, model_validator
+
+from hybridsched.io.documents import (
+    MAX_PROCESSORS,
+    Finite,
+    Identifier,
+    InstanceHeader,
+    NonNegative,
+    Positive,
+    ProcessorCount,
+    ProcessorIndex,
+    ReferenceBase,
+    SolutionHeader,
+    Strict,
+    integer,
+)
+from hybridsched.io.limits import MAX_MINUTES
+
+FAMILY = "malleable"
+
+#: A whole minute in ``[0, MAX_MINUTES]``.
+Minute = integer(0, MAX_MINUTES)
+#: Largest job size accepted (processor-minutes): one processor for MAX_MINUTES.
+MAX_SIZE = float(MAX_MINUTES)
+
+
+class JobDoc(Strict):
+    """A malleable job (the paper's task)."""
+
+    id: Identifier
+    size: Annotated[Positive, Field(le=MAX_SIZE)]
+    priority: integer(-10**6, 10**6)
+    deadline: Minute
+    budget: NonNegative
+    arrival: Minute = 0
+    serial_fraction: Annotated[float, Field(ge=0, lt=1, allow_inf_nan=False)] = 0.0
+
+    @model_validator(mode="after")
+    def _deadline_after_arrival(self) -> JobDoc:
+        if self.deadline < self.arrival:
+            raise ValueError(f"job {self.id!r}: deadline {self.deadline} is before its "
+                             f"arrival {self.arrival}")
+        return self
+
+
+class ResourceDoc(Strict):
+    """A dedicated or allocated cluster, or a cloud (see the module docstring)."""
+
+    id: Identifier
+    type: Literal["dedicated", "allocated", "cloud"]
+    cpus: ProcessorCount
+    performance: Annotated[Positive, Field(ge=1e-3, le=1e6)] = 1.0
+    price: NonNegative = 0.0
+    max_vms: ProcessorCount | None = None
+    spot_vms: integer(0, MAX_PROCESSORS) | None = None
+    on_demand_price: NonNegative | None = None
+
+    @model_validator(mode="after")
+    def _fields_of_type(self) -> ResourceDoc:
+        cloud_only = [f for f in ("max_vms", "spot_vms", "on_demand_price")
+                      if getattr(self, f) is not None]
+        if self.type != "cloud" and cloud_only:
+            raise ValueError(f"resource {self.id!r}: {cloud_only[0]} is for clouds only")
+        if self.type == "dedicated" and self.price != 0:
+            raise ValueError(f"resource {self.id!r}: a dedicated cluster is free (price 0)")
+        if self.type == "cloud":
+            if self.max_vms is None:
+                raise ValueError(f"resource {self.id!r}: a cloud needs max_vms")
+            if self.max_vms * self.cpus > MAX_PROCESSORS:
+                raise ValueError(f"resource {self.id!r}: {self.max_vms} VMs x {self.cpus} "
+                                 f"CPUs exceeds {MAX_PROCESSORS} processors")
+            if self.spot_vms is not None and self.spot_vms > self.max_vms:
+                raise ValueError(f"resource {self.id!r}: spot_vms {self.spot_vms} > max_vms "
+                                 f"{self.max_vms}")
+        return self
+
+
+class TreeDoc(Strict):
+    """An agent tree: ``[parent, child]`` edges; leaves are resource ids."""
+
+    edges: Annotated[list[tuple[Identifier, Identifier]], Field(min_length=1)]
+
+
+class ReferenceDoc(ReferenceBase):
+    """Recorded offline optima (``optimal_penalised_a`` etc.) of the batch."""
+
+    optimal_penalised_a: NonNegative | None = None
+    optimal_penalised_b: NonNegative | None = None
+    optimal_cost: NonNegative | None = None
+
+
+class InstanceDoc(InstanceHeader):
+    """A malleable instance file."""
+
+    family: Literal["malleable"] = FAMILY
+    units: dict[str, str] = Field(default_factory=lambda: {
+        "time": "minute", "size": "processor-minute",
+        "price": "per processor-minute (allocated), per VM-hour (cloud)"})
+    jobs: list[JobDoc]
+    resources: Annotated[list[ResourceDoc], Field(min_length=1)]
+    tree: TreeDoc | None = None
+    reference: ReferenceDoc | None = None
+
+
+class PieceDoc(Strict):
+    """Processors ``cpu .. cpu + count - 1`` from minute ``start`` to ``end``."""
+
+    start: Minute
+    end: Minute
+    cpu: ProcessorIndex
+    count: ProcessorCount
+
+
+class PlacementDoc(Strict):
+    """Where and when one job ran."""
+
+    job: Identifier
+    resource: Identifier
+    pieces: Annotated[list[PieceDoc], Field(min_length=1)]
+
+
+class SolutionDoc(SolutionHeader):
+    """A malleable solution file: the realised schedule (plus an optional event log)."""
+
+    family: Literal["malleable"] = FAMILY
+    jobs: list[PlacementDoc]
+    events: list[dict[str, Any]] | None = None
+    total_delay: Finite | None = None

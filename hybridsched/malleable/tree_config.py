@@ -1,0 +1,212 @@
+"""Platforms with their agent tree, from a TOML config, a GraphML file or a JSON file.
+
+TOML (a generated tree)::
+
+    name = "hundred-leaves"
+    fanout = [10, 10]          # children per agent, level by level from the root
+    [[leaves]]                 # leaf kinds, given in turn to the leaves, left to right
+    type = "dedicated"
+    cpus = 64
+    [[leaves]]
+    type = "cloud"
+    cpus = 8
+    price = 960
+    max_vms = 32
+
+``fanout = [10, 10]`` gives a root with 10 agents of 10 local schedulers
+each (100 leaves); ``fanout = [100]`` is the flat broadcast. Leaves are
+named ``<type>-<n>``, agents ``agent-<level>-<n>``.
+
+GraphML: one node per agent or local scheduler, edges from parent to
+child; scheduler nodes carry the resource fields (``type``, ``cpus``,
+``price``, ...) as data keys, agents carry none (an optional ``kind`` of
+``agent`` or ``scheduler`` is checked when present).
+
+JSON: ``{"name": ..., "resources": [...], "tree": {"edges": [...]}}``, the
+platform part of a ``malleable`` instance document (an instance file works too).
+
+Every source goes through one validator, :func:`~hybridsched.malleable.tree.build_tree`,
+and resources through the instance schema.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from hybridsched.errors import InputError
+from hybridsched.experiments.toml_lines import load_toml, located
+from hybridsched.io.jsonio import describe_validation_error, read_json
+from hybridsched.malleable.files import resource_from_doc
+from hybridsched.malleable.instance import AgentTree, Resource
+from hybridsched.malleable.schema import ResourceDoc, TreeDoc
+from hybridsched.malleable.tree import ROOT, build_tree
+
+#: Most leaves a generated tree may have.
+MAX_LEAVES = 100_000
+#: Extensions read as each format.
+FORMATS = {".toml": "toml", ".graphml": "graphml", ".xml": "graphml", ".json": "json"}
+
+
+@dataclass(frozen=True)
+class Platform:
+    """Resources and the agent tree over them."""
+
+    name: str
+    resources: tuple[Resource, ...]
+    tree: AgentTree
+
+
+class _LeafKind(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    type: str
+    cpus: Any = None
+    performance: Any = None
+    price: Any = None
+    max_vms: Any = None
+    spot_vms: Any = None
+    on_demand_price: Any = None
+
+
+class _TreeConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    name: str = "tree"
+    fanout: Annotated[list[Annotated[int, Field(ge=1, le=MAX_LEAVES)]],
+                      Field(min_length=1, max_length=20)]
+    leaves: Annotated[list[dict[str, Any]], Field(min_length=1)]
+
+
+def load_platform(path: str | Path) -> Platform:
+    """Read a platform with its tree from a ``.toml``, ``.graphml`` or ``.json`` file.
+
+    Raises
+    ------
+    InputError
+        One line naming the file (and the line or field, or the node).
+    """
+    kind = FORMATS.get(Path(path).suffix.lower())
+    if kind is None:
+        raise InputError(f"{path}: unknown tree format {Path(path).suffix or '(none)'!r} "
+                         f"(use {', '.join(sorted(FORMATS))})")
+    if kind == "toml":
+        return _from_toml(path)
+    if kind == "graphml":
+        return _from_graphml(path)
+    return _from_json(path)
+
+
+def _resource(fields: dict[str, Any], rid: str, where: str) -> Resource:
+    try:
+        doc = ResourceDoc.model_validate({**fields, "id": rid})
+    except ValidationError as exc:
+        raise InputError(describe_validation_error(exc, where)) from None
+    return resource_from_doc(doc)
+
+
+def _from_toml(path: str | Path) -> Platform:
+    data, text = load_toml(path)
+    try:
+        config = _TreeConfig.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        key = ".".join(str(p) for p in first["loc"])
+        raise InputError(located(path, text, key, first["msg"].removeprefix("Value error, ")
+                                 )) from None
+    leaves = math.prod(config.fanout)
+    if leaves > MAX_LEAVES:
+        raise InputError(located(path, text, "fanout", f"{leaves} leaves, more than "
+                                                       f"{MAX_LEAVES}"))
+    kinds = []
+    for k, fields in enumerate(config.leaves):
+        try:
+            kinds.append(_resource(fields, "x", "leaves"))
+        except InputError as exc:
+            reason = str(exc).split(": field ", 1)[-1]
+            raise InputError(located(path, text, f"leaves.{k}", reason)) from None
+    counters: dict[str, int] = {}
+    resources = []
+    for n in range(leaves):
+        kind = kinds[n % len(kinds)]
+        counters[kind.type.value] = counters.get(kind.type.value, 0) + 1
+        rid = f"{kind.type.value}-{counters[kind.type.value]}"
+        resources.append(Resource(rid, kind.type, kind.cpus, kind.performance, kind.price,
+                                  kind.max_vms, kind.spot_vms, kind.on_demand_price))
+    edges, level, made = [], [ROOT], 0
+    for depth, fanout in enumerate(config.fanout):
+        last = depth == len(config.fanout) - 1
+        nxt = []
+        for parent in level:
+            for _ in range(fanout):
+                child = resources[made].id if last else f"agent-{depth + 1}-{made + 1}"
+                made += 1
+                edges.append((parent, child))
+                nxt.append(child)
+        level, made = nxt, 0 if not last else made
+    tree = build_tree(edges, [r.id for r in resources], str(path))
+    return Platform(config.name, tuple(resources), tree)
+
+
+def _from_graphml(path: str | Path) -> Platform:
+    import networkx as nx
+
+    from hybridsched.io.jsonio import read_bytes
+
+    data = read_bytes(path)
+    try:
+        graph = nx.parse_graphml(data.decode("utf-8"))
+    except (nx.NetworkXError, UnicodeDecodeError, ValueError, KeyError) as exc:
+        raise InputError(f"{path}: invalid GraphML: {' '.join(str(exc).split())}") from None
+    except Exception as exc:  # the XML parser's own errors (ParseError, ...)
+        raise InputError(f"{path}: invalid GraphML: {exc.__class__.__name__}: "
+                         f"{' '.join(str(exc).split())}") from None
+    if not graph.is_directed():
+        raise InputError(f"{path}: the GraphML graph must be directed (parent -> child)")
+    resources = []
+    for node, attrs in graph.nodes(data=True):
+        fields = {k: v for k, v in attrs.items() if k != "kind"}
+        kind = attrs.get("kind")
+        is_leaf = graph.out_degree(node) == 0
+        if kind not in (None, "agent", "scheduler"):
+            raise InputError(f"{path}: node {node!r}: kind must be agent or scheduler, got "
+                             f"{kind!r}")
+        if kind == "agent" and is_leaf:
+            raise InputError(f"{path}: agent {node!r} has no children (every agent needs at "
+                             "least one)")
+        if kind == "scheduler" and not is_leaf:
+            raise InputError(f"{path}: node {node!r} is a local scheduler (a leaf): it cannot "
+                             "have children")
+        if is_leaf:
+            if not fields:
+                raise InputError(f"{path}: leaf {node!r} is not a local scheduler (no "
+                                 "resource fields; every agent needs at least one child)")
+            resources.append(_resource(fields, str(node), f"{path}: node {node!r}"))
+    tree = build_tree(graph.edges, [r.id for r in resources], str(path))
+    return Platform(str(graph.graph.get("name", Path(path).stem)), tuple(resources), tree)
+
+
+def _from_json(path: str | Path) -> Platform:
+    document = read_json(path)
+    if not isinstance(document, dict):
+        raise InputError(f"{path}: expected a JSON object with 'resources' and 'tree'")
+    resources = []
+    docs = document.get("resources")
+    if not isinstance(docs, list) or not docs:
+        raise InputError(f"{path}: field resources: a non-empty list of resources is needed")
+    for k, fields in enumerate(docs):
+        if not isinstance(fields, dict) or "id" not in fields:
+            raise InputError(f"{path}: field resources.{k}: a resource object with an id")
+        resources.append(_resource({f: v for f, v in fields.items() if f != "id"},
+                                   str(fields["id"]), f"{path}: field resources.{k}"))
+    try:
+        tree_doc = TreeDoc.model_validate(document.get("tree"))
+    except ValidationError as exc:
+        raise InputError(describe_validation_error(exc, f"{path}: field tree")
+                         .replace("field tree: field ", "field tree.")) from None
+    tree = build_tree(tree_doc.edges, [r.id for r in resources], f"{path}: field tree")
+    return Platform(str(document.get("name", Path(path).stem)), tuple(resources), tree)
