@@ -12,8 +12,8 @@ from hybridsched.cli.ui import SETTINGS
 
 #: Commands in the order ``--help`` lists them: make or import an instance, solve
 #: it, check, compare, plot, then reference listings.
-COMMAND_ORDER = ("generate", "import-swf", "import-etc", "solve", "validate", "compare",
-                 "campaign", "report", "pareto", "gantt", "methods", "schema")
+COMMAND_ORDER = ("generate", "import-swf", "import-etc", "simulate", "solve", "validate",
+                 "compare", "campaign", "report", "pareto", "gantt", "tree", "methods", "schema")
 
 EXIT_CODES = (
     "Exit codes: 0 success; "
@@ -48,6 +48,10 @@ app = typer.Typer(
 generate_app = typer.Typer(help="Generate a seeded instance of a family.", no_args_is_help=True,
                            epilog=EXIT_CODES, rich_markup_mode=None)
 app.add_typer(generate_app, name="generate")
+simulate_app = typer.Typer(help="Simulate an online family's scheduler on an instance (a file "
+                                "or generator options).", no_args_is_help=True,
+                           epilog=EXIT_CODES, rich_markup_mode=None)
+app.add_typer(simulate_app, name="simulate")
 
 
 def _show_version(value: bool) -> None:

@@ -20,7 +20,7 @@ import typer
 from hybridsched.io.limits import MAX_PROCESSORS, MAX_SITE_BOT_PAIRS, MAX_TASKS
 
 
-def finite(*, gt: float | None = None, ge: float | None = None,
+def finite(*, gt: float | None = None, ge: float | None = None, lt: float | None = None,
            le: float | None = None) -> Callable[[float | None], float | None]:
     """A typer callback accepting finite floats within the given bounds (``None`` passes).
 
@@ -30,7 +30,7 @@ def finite(*, gt: float | None = None, ge: float | None = None,
     >>> check(2.5)
     2.5
     """
-    bounds = [f"{sign} {limit:g}" for sign, limit in ((">", gt), (">=", ge), ("<=", le))
+    bounds = [f"{sign} {limit:g}" for sign, limit in ((">", gt), (">=", ge), ("<", lt), ("<=", le))
               if limit is not None]
     wanted = " ".join(["a finite number", " and ".join(bounds)]).strip()
 
@@ -38,7 +38,8 @@ def finite(*, gt: float | None = None, ge: float | None = None,
         if value is None:
             return None
         if (not math.isfinite(value) or (gt is not None and not value > gt)
-                or (ge is not None and not value >= ge) or (le is not None and not value <= le)):
+                or (ge is not None and not value >= ge) or (lt is not None and not value < lt)
+                or (le is not None and not value <= le)):
             raise typer.BadParameter(f"must be {wanted}, got {value:g}")
         return value
 

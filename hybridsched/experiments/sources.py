@@ -39,7 +39,7 @@ MAX_INT = 2**63 - 1
 
 #: Generator name (a family) -> family of the instances it makes.
 GENERATOR_FAMILIES: dict[str, str] = {"hybrid-deadline": "hybrid-deadline",
-                                      "bot-sites": "bot-sites"}
+                                      "bot-sites": "bot-sites", "malleable": "malleable"}
 #: Importer name -> family of the instances it makes.
 IMPORTERS: dict[str, str] = {"etc": "bot-sites", "swf": "hybrid-deadline"}
 
@@ -161,6 +161,19 @@ class BotSitesOptions(_Options):
     preset: str | None = None
 
 
+class MalleableOptions(_Options):
+    """Options of the ``malleable`` generator (those of ``generate malleable``).
+
+    ``tree`` is a platform file (TOML config, GraphML or JSON; relative to the
+    working directory); the run key holds its path, not its content.
+    """
+
+    jobs: Annotated[Int, Field(ge=0, le=10**6)] = 100
+    mix: Literal["small", "big", "mixed"] = "mixed"
+    serial_fraction: Annotated[Real, Field(ge=0, lt=1)] = 0.0
+    tree: str | None = None
+
+
 class EtcOptions(_Options):
     """The ``etc`` importer takes no option."""
 
@@ -176,7 +189,8 @@ class SwfOptions(_Options):
 
 
 _GENERATOR_MODELS: dict[str, type[_Options]] = {"hybrid-deadline": HybridDeadlineOptions,
-                                                "bot-sites": BotSitesOptions}
+                                                "bot-sites": BotSitesOptions,
+                                                "malleable": MalleableOptions}
 _IMPORTER_MODELS: dict[str, type[_Options]] = {"etc": EtcOptions, "swf": SwfOptions}
 
 
@@ -292,6 +306,21 @@ def _bot_sites_name(o: BotSitesOptions, seed: int | None) -> str:
     return f"bs-{o.scenario}-{kind}-{o.sites}s-{o.bots}b{extras}-s{seed}"
 
 
+def _generate_malleable(o: MalleableOptions, seed: int) -> Any:
+    from hybridsched.malleable.generator import generate
+
+    name = f"malleable-{o.mix}-{o.jobs}" + (f"-f{o.serial_fraction:g}" if o.serial_fraction
+                                            else "")
+    if o.tree is None:
+        return generate(o.jobs, o.mix, seed, serial_fraction=o.serial_fraction,
+                        name=f"{name}-s{seed}")
+    from hybridsched.malleable.tree_config import load_platform
+
+    platform = load_platform(o.tree)
+    return generate(o.jobs, o.mix, seed, resources=platform.resources, tree=platform.tree,
+                    serial_fraction=o.serial_fraction, name=f"{name}-{platform.name}-s{seed}")
+
+
 def _swf_name(path: str, o: SwfOptions) -> str:
     stem = Path(path).name.removesuffix(".gz").removesuffix(".swf")
     extras = "".join([f"-{o.grouping}" if o.grouping != "task" else "",
@@ -397,6 +426,8 @@ class InstanceSource:
                 kwargs[option] = generator.parse_range(kwargs[option], option)
             return generator.generate(**kwargs, seed=self._seed(),
                                       name=_bot_sites_name(parsed, self.seed))
+        if isinstance(parsed, MalleableOptions):
+            return _generate_malleable(parsed, self._seed())
         from hybridsched.hybrid_deadline.generator import generate
 
         assert isinstance(parsed, HybridDeadlineOptions)

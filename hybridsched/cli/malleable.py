@@ -1,0 +1,206 @@
+"""Commands of the ``malleable`` family: ``generate``, ``simulate`` and ``tree``."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from hybridsched.cli import ui
+from hybridsched.cli.app import EXIT_CODES, app, generate_app, simulate_app
+from hybridsched.cli.clickcompat import ParameterSource
+from hybridsched.cli.options import RequiredOutput, Seed, finite
+from hybridsched.errors import InputError
+from hybridsched.io.outputs import check_output_path
+
+#: Most jobs ``generate malleable`` and ``simulate malleable`` accept.
+MAX_JOBS = 10**6
+
+
+class Mix(StrEnum):
+    """Job sets of the paper's evaluation."""
+
+    SMALL = "small"
+    BIG = "big"
+    MIXED = "mixed"
+
+
+class OnlineScheduler(StrEnum):
+    """Global schedulers of the malleable family."""
+
+    TREE = "tree"
+    FLAT = "flat"
+    ROUND_ROBIN = "round-robin"
+
+
+class Policy(StrEnum):
+    """Choice among bad candidates: A saves money, B saves time."""
+
+    A = "A"
+    B = "B"
+
+
+Jobs = Annotated[int, typer.Option(min=0, max=MAX_JOBS, help="Number of jobs.")]
+MixOption = Annotated[Mix, typer.Option(help="small (60-120 processor-minutes), big "
+                                             "(1,000-2,000) or mixed (as many of each).")]
+TreeConfig = Annotated[Path | None, typer.Option(
+    "--tree", help="Platform and agent tree: a TOML config, GraphML or JSON file (default: "
+                   "a dedicated cluster, two allocated clusters and a cloud).")]
+SerialFraction = Annotated[float, typer.Option(
+    callback=finite(ge=0, lt=1), help="Amdahl serial fractions are drawn in [0, F] "
+                                      "(0: linear speed-up).")]
+GENERATOR_OPTIONS = ("jobs", "mix", "seed", "tree", "serial_fraction")
+
+
+def _generate(jobs: int, mix: Mix, seed: int, tree: Path | None, serial_fraction: float,
+              name: str | None = None) -> Any:
+    from hybridsched.malleable.generator import generate
+
+    if tree is None:
+        return generate(jobs, mix.value, seed, serial_fraction=serial_fraction, name=name)
+    from hybridsched.malleable.tree_config import load_platform
+
+    platform = load_platform(tree)
+    return generate(jobs, mix.value, seed, resources=platform.resources, tree=platform.tree,
+                    serial_fraction=serial_fraction,
+                    name=name or f"malleable-{mix.value}-{jobs}-{platform.name}-s{seed}")
+
+
+def _save(path: Path, instance: Any) -> None:
+    from hybridsched.families import get_family
+    from hybridsched.storage import save_instance
+
+    save_instance(path, get_family("malleable"), instance)
+
+
+@generate_app.command("malleable", epilog=EXIT_CODES)
+def generate_malleable(
+    output: RequiredOutput,
+    jobs: Jobs = 100,
+    mix: MixOption = Mix.MIXED,
+    seed: Seed = 0,
+    tree: TreeConfig = None,
+    serial_fraction: SerialFraction = 0.0,
+    name: Annotated[str | None, typer.Option(help="Instance name.")] = None,
+) -> None:
+    """Malleable jobs with priority, deadline and budget (Caron & Dias de Assuncao 2016)."""
+    target = check_output_path(output, "-o", allow_stdout=True,
+                               inputs=[tree] if tree is not None else [])
+    instance = _generate(jobs, mix, seed, tree, serial_fraction, name)
+    _save(target, instance)
+    ui.note(f"wrote {output}: {instance.n_jobs} jobs, {instance.n_resources} resources")
+
+
+@simulate_app.command("malleable", epilog=EXIT_CODES)
+def simulate_malleable(
+    ctx: typer.Context,
+    instance_file: Annotated[Path | None, typer.Argument(
+        metavar="[INSTANCE]", help="Instance file; without it, the generator options make "
+                                   "one.")] = None,
+    scheduler: Annotated[OnlineScheduler, typer.Option(
+        help="Agent tree (the instance's, or one agent per resource type), flat broadcast, "
+             "or round robin.")] = OnlineScheduler.TREE,
+    policy: Annotated[Policy, typer.Option(help="A: money saving, B: time saving.")]
+    = Policy.A,
+    jobs: Jobs = 100,
+    mix: MixOption = Mix.MIXED,
+    seed: Seed = 0,
+    tree: TreeConfig = None,
+    serial_fraction: SerialFraction = 0.0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    output: Annotated[str | None, typer.Option(
+        "-o", "--output", help="Write the realised schedule (with its event log) here.")]
+    = None,
+    save_instance: Annotated[str | None, typer.Option(
+        "--save-instance", help="Write the simulated instance here (to validate the "
+                                "schedule later).")] = None,
+) -> None:
+    """Simulate the malleable jobs online: DCA/ACA/CCA and the agent tree (Algorithm 4).
+
+    The seed draws the generated workload and round robin's choices. The
+    schedule file passes 'hybridsched validate INSTANCE SCHEDULE'.
+    """
+    from hybridsched.io.jsonio import dumps_strict
+    from hybridsched.registry import run_method
+
+    given = [o for o in GENERATOR_OPTIONS if o != "seed"
+             and ctx.get_parameter_source(o) is ParameterSource.COMMANDLINE]
+    if instance_file is not None and given:
+        raise InputError(f"option --{given[0].replace('_', '-')}: give an instance file or "
+                         "generator options, not both")
+    inputs = [p for p in (instance_file, tree) if p is not None]
+    targets = {option: check_output_path(path, option, inputs=inputs)
+               for option, path in (("-o", output), ("--save-instance", save_instance))
+               if path is not None}
+    if output is not None and save_instance is not None and \
+            targets["-o"].resolve() == targets["--save-instance"].resolve():
+        raise InputError("-o and --save-instance name the same file")
+    if instance_file is not None:
+        from hybridsched.storage import load_instance
+
+        family, instance = load_instance(instance_file)
+        if family.name != "malleable":
+            raise InputError(f"{instance_file}: a {family.name} instance, not a malleable one")
+    else:
+        from hybridsched.families import get_family
+
+        family = get_family("malleable")
+        instance = _generate(jobs, mix, seed, tree, serial_fraction)
+    if "--save-instance" in targets:
+        _save(targets["--save-instance"], instance)
+        ui.note(f"wrote {save_instance}")
+    with ui.spinner(f"simulating {instance.n_jobs} jobs"):
+        result = run_method("malleable", scheduler.value, instance, seed=seed,
+                            policy=policy.value)
+    if "-o" in targets:
+        from hybridsched.storage import save_solution
+
+        save_solution(targets["-o"], family, instance, result.solution, method=result.method,
+                      status=result.status.value, objective=result.objective,
+                      policy=policy.value)
+        ui.note(f"wrote {output}")
+    if as_json:
+        ui.echo(dumps_strict({**result.summary(), "instance": instance.name,
+                              "policy": policy.value}))
+        return
+    table = ui.new_table(f"{instance.name} - {scheduler.value}, policy {policy.value}",
+                         show_header=False)
+    table.add_column("what")
+    table.add_column("value")
+    for key, value in result.metrics.items():
+        table.add_row(key, ui.fmt(value))
+    table.add_row("runtime_s", ui.fmt(result.runtime_s))
+    ui.print_table(table)
+
+
+@app.command("tree", epilog=EXIT_CODES)
+def draw_tree(
+    config: Annotated[Path, typer.Argument(metavar="CONFIG", help="Tree config (TOML), "
+                                           "GraphML or JSON file, or a malleable instance.",
+                                           show_default=False)],
+    output: Annotated[str | None, typer.Option(
+        "-o", "--output", help="Plot file; its extension gives the format (png, svg, pdf).")]
+    = None,
+) -> None:
+    """Validate an agent tree, print its size and messages per decision, and draw it."""
+    from hybridsched.heuristics.agent_tree import compile_tree
+    from hybridsched.malleable.tree import to_digraph
+    from hybridsched.malleable.tree_config import load_platform
+
+    target = (None if output is None else
+              check_output_path(output, "-o", kind="plot", inputs=[config]))
+    platform = load_platform(config)
+    compiled = compile_tree(to_digraph(platform.tree, platform.resources))
+    agents = len({p for p, _ in platform.tree.edges})
+    ui.echo(f"{config}: {agents} agents, {len(platform.resources)} local schedulers, depth "
+            f"{compiled.depth}, {compiled.messages_per_decision} messages per decision, "
+            f"critical path {compiled.critical_path}")
+    if target is not None:
+        from hybridsched.cli.solving import save_figure
+        from hybridsched.experiments.tree_plot import plot_tree
+
+        figure = plot_tree(platform.tree, platform.resources, platform.name)
+        save_figure(figure, target)
+        ui.note(f"wrote {output}")
