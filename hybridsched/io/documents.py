@@ -60,6 +60,17 @@ def integer(low: int, high: int | None = None) -> Any:
     return Annotated[int, Field(ge=low, le=high), _NumberOnly]
 
 
+def number(*, gt: float | None = None, ge: float | None = None, lt: float | None = None,
+           le: float | None = None) -> Any:
+    """A finite number type within the given bounds that refuses strings and booleans.
+
+    Example
+    -------
+    >>> Fraction = number(ge=0, lt=1)
+    """
+    return Annotated[float, Field(gt=gt, ge=ge, lt=lt, le=le, allow_inf_nan=False), _NumberOnly]
+
+
 #: Tasks of one item (a BoT, or a whole instance): 1 .. :data:`MAX_TASKS`.
 TaskCount = integer(1, MAX_TASKS)
 #: Cores of one machine: 1 .. :data:`MAX_CORES_PER_MACHINE`.

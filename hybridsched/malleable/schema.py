@@ -35,13 +35,13 @@ from hybridsched.io.documents import (
     Identifier,
     InstanceHeader,
     NonNegative,
-    Positive,
     ProcessorCount,
     ProcessorIndex,
     ReferenceBase,
     SolutionHeader,
     Strict,
     integer,
+    number,
 )
 from hybridsched.io.limits import MAX_MINUTES
 
@@ -57,12 +57,12 @@ class JobDoc(Strict):
     """A malleable job (the paper's task)."""
 
     id: Identifier
-    size: Annotated[Positive, Field(le=MAX_SIZE)]
+    size: number(gt=0, le=MAX_SIZE)
     priority: integer(-10**6, 10**6)
     deadline: Minute
     budget: NonNegative
     arrival: Minute = 0
-    serial_fraction: Annotated[float, Field(ge=0, lt=1, allow_inf_nan=False)] = 0.0
+    serial_fraction: number(ge=0, lt=1) = 0.0
 
     @model_validator(mode="after")
     def _deadline_after_arrival(self) -> JobDoc:
@@ -78,7 +78,7 @@ class ResourceDoc(Strict):
     id: Identifier
     type: Literal["dedicated", "allocated", "cloud"]
     cpus: ProcessorCount
-    performance: Annotated[Positive, Field(ge=1e-3, le=1e6)] = 1.0
+    performance: number(ge=1e-3, le=1e6) = 1.0
     price: NonNegative = 0.0
     max_vms: ProcessorCount | None = None
     spot_vms: integer(0, MAX_PROCESSORS) | None = None
