@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -53,6 +54,25 @@ def resource_to_doc(r: Resource) -> dict[str, Any]:
     return doc
 
 
+def _parse_instance(document: Any, source: str) -> InstanceDoc:
+    """Validate with pydantic; an error in ``jobs.N`` or ``resources.N`` also names its id."""
+    try:
+        return parse_model(InstanceDoc, document, source)
+    except InputError as exc:
+        message = str(exc)
+        found = re.match(rf"{re.escape(source)}: field (jobs|resources)\.(\d+)[.:]", message)
+        if found is None or not isinstance(document, dict):
+            raise
+        items = document.get(found.group(1))
+        k = int(found.group(2))
+        item = items[k] if isinstance(items, list) and k < len(items) else None
+        if not isinstance(item, dict) or not isinstance(item.get("id"), str) \
+                or repr(item["id"]) in message:
+            raise
+        what = "job" if found.group(1) == "jobs" else "resource"
+        raise InputError(f"{message} ({what} {item['id']!r})") from None
+
+
 def instance_from_dict(document: Any, source: str = "<instance>") -> Instance:
     """Validate an instance document and build the frozen :class:`Instance`.
 
@@ -62,7 +82,7 @@ def instance_from_dict(document: Any, source: str = "<instance>") -> Instance:
         One line naming ``source`` and the field path or the item: schema
         errors, duplicate ids, a malformed tree.
     """
-    doc = parse_model(InstanceDoc, document, source)
+    doc = _parse_instance(document, source)
     for what, ids in (("jobs", [j.id for j in doc.jobs]),
                       ("resources", [r.id for r in doc.resources])):
         dup = _duplicate(ids)
