@@ -110,6 +110,21 @@ class CloudScheduler:
             return [one]
         return [one, self._candidate(job, now, 1, ks[second], ends[second], cost[second])]
 
+    def create_schedules(self, job: int, now: int) -> tuple[Candidate, Candidate] | None:
+        """Step 1's ``(P_cost, P_perf)``: the cheapest VM count and the fastest one.
+
+        Ties: the cheapest breaks by earlier end, the fastest by lower cost;
+        ``None`` when every VM is busy.
+        """
+        found = self.options(job, now)
+        if found is None:
+            return None
+        ks, ends, cost = found
+        cheapest = min(range(len(ks)), key=lambda i: (cost[i], ends[i]))
+        fastest = min(range(len(ks)), key=lambda i: (ends[i], cost[i]))
+        return (self._candidate(job, now, 1, ks[cheapest], ends[cheapest], cost[cheapest]),
+                self._candidate(job, now, 0, ks[fastest], ends[fastest], cost[fastest]))
+
     def _candidate(self, job: int, now: int, option: int, k: int, end: int, cost: float
                    ) -> Candidate:
         inst = self.instance

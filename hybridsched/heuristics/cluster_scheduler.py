@@ -103,6 +103,16 @@ class ClusterScheduler:
         return [Candidate(job, self.index, 0, start, end, cost, self.resource.cpus, good,
                           tuple(moved))]
 
+    def create_schedules(self, job: int, now: int) -> tuple[Candidate, Candidate]:
+        """Step 1's ``(P_cost, P_perf)``: one schedule, all processors, so both are the same.
+
+        (A job at the head of a cluster's queue runs on all its processors;
+        with linear speed-up that is also the cheapest use of an allocated
+        cluster, and with Amdahl's law only the fastest.)
+        """
+        (schedule,) = self.candidates(job, now, migrate=False)
+        return schedule, schedule
+
     def accept(self, candidate: Candidate) -> None:
         """Queue the candidate's job and take out the jobs it migrates."""
         for q in candidate.migrate:

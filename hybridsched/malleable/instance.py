@@ -51,8 +51,9 @@ class Resource:
     price:
         Per processor-minute (allocated), per spot VM-hour (cloud), 0 (dedicated).
     max_vms, spot_vms, on_demand_price:
-        Cloud only: VM limit, VMs per clock hour at the spot price, and the
-        price of any further VM-hour.
+        Cloud only: VM limit, VMs per clock hour at the spot price (default:
+        all of them), and the price of any further VM-hour (default: the spot
+        price).
     """
 
     id: str
@@ -61,8 +62,14 @@ class Resource:
     performance: float = 1.0
     price: float = 0.0
     max_vms: int = 0
-    spot_vms: int = 0
-    on_demand_price: float = 0.0
+    spot_vms: int = None  # type: ignore[assignment]  # None: max_vms (set after init)
+    on_demand_price: float = None  # type: ignore[assignment]  # None: price
+
+    def __post_init__(self) -> None:
+        if self.spot_vms is None:
+            object.__setattr__(self, "spot_vms", self.max_vms)
+        if self.on_demand_price is None:
+            object.__setattr__(self, "on_demand_price", self.price)
 
     @property
     def is_cloud(self) -> bool:

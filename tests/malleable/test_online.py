@@ -137,3 +137,15 @@ def test_cca_reuses_paid_hours_and_offers_a_budget_candidate() -> None:
     assert deadline_first.end > 30 and deadline_first.width == 6  # the 3 free VMs, still late
     assert budget_second.cost <= deadline_first.cost
     assert budget_second.option == 1
+
+
+def test_create_schedules_gives_the_cheapest_and_the_fastest() -> None:
+    cloud = Resource("c", ResourceType.CLOUD, 2, price=60.0, max_vms=4)
+    dedicated = Resource("d", ResourceType.DEDICATED, 4)
+    instance = _instance([(150, 1, 30, 10.0, 0)], (cloud, dedicated))
+    p_cost, p_perf = CloudScheduler(0, cloud, instance).create_schedules(0, now=0)
+    # 150 units: 1 VM = 75 min (2 hours: 120), 2 VMs = 38 min (120), 4 VMs = 19 min (240).
+    assert (p_cost.width, p_cost.cost) == (4, 120.0) and p_cost.end == 38
+    assert (p_perf.width, p_perf.end, p_perf.cost) == (8, 19, 240.0)
+    same = ClusterScheduler(1, dedicated, instance).create_schedules(0, now=0)
+    assert same[0] == same[1] and same[0].end == 38
