@@ -26,7 +26,8 @@ Penalties
     Policy A (money saving) and B (time saving) are scored by
     ``cost + w_delay * total delay (minutes) + w_overspend * total overspend``
     with the weights of :data:`POLICY_WEIGHTS`: the policy's own criterion
-    weighs ten times the other one.
+    weighs ten times the other one, and a minute of delay costs at least 10
+    units (a 64-processor cluster-minute costs 64 on an allocated cluster).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from hybridsched.malleable.instance import Resource
 HOUR = 60
 
 #: ``policy -> (weight of a minute of delay, weight of a unit of budget overspend)``.
-POLICY_WEIGHTS: dict[str, tuple[float, float]] = {"A": (1.0, 10.0), "B": (10.0, 1.0)}
+POLICY_WEIGHTS: dict[str, tuple[float, float]] = {"A": (10.0, 100.0), "B": (100.0, 10.0)}
 
 
 def hour_cost(resource: Resource, vms: np.ndarray | int) -> np.ndarray | float:

@@ -55,6 +55,23 @@ def default_platform() -> tuple[Resource, ...]:
     )
 
 
+def batch_platform() -> tuple[Resource, ...]:
+    """A small four-resource platform for offline batches the exact model can prove.
+
+    A free 4-CPU cluster, two allocated clusters (8 CPUs at 1 per processor-minute;
+    4 CPUs twice as fast at 1.5) and a cloud of 2-CPU VMs (150 per hour on spot for
+    2 VMs, 225 on demand, 4 VMs at most): small jobs keep it busy, so its optima
+    are not trivially 0 as on :func:`default_platform`.
+    """
+    return (
+        Resource("dedicated", ResourceType.DEDICATED, 4),
+        Resource("alloc-1", ResourceType.ALLOCATED, 8, price=1.0),
+        Resource("alloc-2", ResourceType.ALLOCATED, 4, performance=2.0, price=1.5),
+        Resource("cloud", ResourceType.CLOUD, 2, price=150.0, max_vms=4, spot_vms=2,
+                 on_demand_price=225.0),
+    )
+
+
 def cheapest_paid_rate(resources: tuple[Resource, ...]) -> float:
     """Lowest price per processor-minute of work among paid resources (0 if none is paid)."""
     rates = [r.price / r.performance / (60 * r.cpus) if r.is_cloud else r.price / r.performance

@@ -10,6 +10,7 @@ reports as its objective; default ``penalised_a``).
 
 from __future__ import annotations
 
+from hybridsched.errors import InputError
 from hybridsched.malleable.instance import Instance
 from hybridsched.malleable.online import Scheduler, simulate
 from hybridsched.registry import register_method
@@ -21,6 +22,8 @@ FAMILY = "malleable"
 def _online(name: str, scheduler: Scheduler, description: str) -> None:
     def method(instance: Instance, *, seed: int | None = None, time_limit: float | None = None,
                policy: str = "A", objective: str = "penalised_a") -> Result:
+        if policy not in ("A", "B"):
+            raise InputError(f"option --policy: must be A or B, got {policy!r}")
         solution, stats = simulate(instance, scheduler, policy, seed)
         return Result(name, FAMILY, Status.FEASIBLE, solution=solution,
                       metrics=stats.metrics())
@@ -33,3 +36,23 @@ def _online(name: str, scheduler: Scheduler, description: str) -> None:
 _online("tree", "tree", "Agent tree over DCA/ACA/CCA local schedulers (Algorithm 4)")
 _online("flat", "flat", "Flat broadcast to every local scheduler (the star tree)")
 _online("round-robin", "round-robin", "Each job to a uniformly drawn resource (seeded)")
+
+
+@register_method(FAMILY, "exact", exact=True,
+                 description="Offline batch MILP, time-indexed (PuLP + HiGHS)")
+def exact(instance: Instance, *, seed: int | None = None, time_limit: float | None = None,
+          policy: str | None = None, objective: str = "penalised_a") -> Result:
+    """The offline optimum of the batch (all jobs known in advance), or its best bound.
+
+    ``policy`` picks the penalised objective of that policy (``"A"``:
+    ``penalised_a``, ``"B"``: ``penalised_b``) when ``objective`` is not
+    given otherwise; see :mod:`hybridsched.models.malleable_offline`.
+    """
+    from hybridsched.models.malleable_offline import solve
+
+    if policy is not None:
+        if policy not in ("A", "B"):
+            raise InputError(f"option --policy: must be A or B, got {policy!r}")
+        if objective == "penalised_a":
+            objective = f"penalised_{policy.lower()}"
+    return solve(instance, objective, time_limit)
