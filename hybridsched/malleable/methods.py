@@ -46,9 +46,9 @@ def exact(instance: Instance, *, seed: int | None = None, time_limit: float | No
 
     ``policy`` picks the penalised objective of that policy (``"A"``:
     ``penalised_a``, ``"B"``: ``penalised_b``) when ``objective`` is not
-    given otherwise; see :mod:`hybridsched.models.malleable_offline`.
+    given otherwise; see :mod:`hybridsched.models.malleable_batch`.
     """
-    from hybridsched.models.malleable_offline import solve
+    from hybridsched.models.malleable_batch import solve
 
     if policy is not None:
         if policy not in ("A", "B"):
