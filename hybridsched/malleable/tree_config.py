@@ -39,7 +39,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from hybridsched.errors import InputError
-from hybridsched.experiments.toml_lines import load_toml, located
+from hybridsched.experiments.toml_lines import join_path, load_toml, located
 from hybridsched.io.jsonio import describe_validation_error, read_json
 from hybridsched.malleable.files import resource_from_doc
 from hybridsched.malleable.instance import AgentTree, Resource
@@ -115,7 +115,7 @@ def _from_toml(path: str | Path) -> Platform:
         config = _TreeConfig.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
-        key = ".".join(str(p) for p in first["loc"])
+        key = join_path(*first["loc"])
         raise InputError(located(path, text, key, first["msg"].removeprefix("Value error, ")
                                  )) from None
     leaves = math.prod(config.fanout)
@@ -128,7 +128,7 @@ def _from_toml(path: str | Path) -> Platform:
             kinds.append(_resource(fields, "x", "leaves"))
         except InputError as exc:
             reason = str(exc).split(": field ", 1)[-1]
-            raise InputError(located(path, text, f"leaves.{k}", reason)) from None
+            raise InputError(located(path, text, join_path("leaves", k), reason)) from None
     counters: dict[str, int] = {}
     resources = []
     for n in range(leaves):
