@@ -6,6 +6,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hybridsched.heuristics.cloud_scheduler import CloudScheduler
 from hybridsched.heuristics.cluster_scheduler import ClusterScheduler
@@ -149,3 +151,41 @@ def test_create_schedules_gives_the_cheapest_and_the_fastest() -> None:
     assert (p_perf.width, p_perf.end, p_perf.cost) == (8, 19, 240.0)
     same = ClusterScheduler(1, dedicated, instance).create_schedules(0, now=0)
     assert same[0] == same[1] and same[0].end == 38
+
+
+def _least_bill(instance: Instance, solution) -> float:
+    """Sum over clock hours of the bill of the most VMs busy at one minute of that hour."""
+    from hybridsched.malleable.billing import hour_cost
+
+    total = 0.0
+    for i, r in enumerate(instance.resources):
+        if not r.is_cloud:
+            continue
+        mask = solution.resource[solution.job] == i
+        if not mask.any():
+            continue
+        busy = np.zeros(int(solution.end[mask].max()) + 1, dtype=np.int64)
+        for s, e, c in zip(solution.start[mask], solution.end[mask], solution.count[mask],
+                           strict=True):
+            busy[s:e] += c // r.cpus
+        hours = -(-len(busy) // 60)
+        padded = np.zeros(hours * 60, dtype=np.int64)
+        padded[: len(busy)] = busy
+        total += float(np.sum(hour_cost(r, padded.reshape(hours, 60).max(axis=1))))
+    return total
+
+
+@settings(max_examples=25, deadline=None)
+@given(jobs=st.integers(1, 40), seed=st.integers(0, 10**6),
+       scheduler=st.sampled_from(["tree", "flat", "round-robin"]),
+       policy=st.sampled_from(["A", "B"]))
+def test_clouds_bill_the_least_their_busy_vms_allow(jobs: int, seed: int, scheduler: str,
+                                                      policy: str) -> None:
+    cloud = Resource("c", ResourceType.CLOUD, 2, price=60.0, max_vms=6, spot_vms=2,
+                     on_demand_price=90.0)
+    small = Resource("d", ResourceType.DEDICATED, 2)
+    instance = generate(jobs, "small", seed, resources=(small, cloud))
+    solution, _ = simulate(instance, scheduler, policy, seed=seed)
+    assert check(instance, solution) == []
+    metrics = evaluate(instance, solution).metrics
+    assert metrics["cost"] == pytest.approx(_least_bill(instance, solution))
