@@ -10,6 +10,7 @@ from hybridsched.bot_sites.instance import Instance
 from hybridsched.bot_sites.schema import InstanceDoc, ReferenceDoc, SolutionDoc
 from hybridsched.bot_sites.solution import Solution
 from hybridsched.errors import InputError
+from hybridsched.io.documents import compact_number, first_duplicate
 from hybridsched.io.jsonio import parse_model
 
 
@@ -26,15 +27,6 @@ def _row(value: Any, site_ids: list[str], where: str) -> list[float]:
     if len(value) != len(site_ids):
         raise InputError(f"{where}: ragged row: {len(value)} values for {len(site_ids)} sites")
     return [float(v) for v in value]
-
-
-def _duplicate(ids: list[str]) -> str | None:
-    seen: set[str] = set()
-    for i in ids:
-        if i in seen:
-            return i
-        seen.add(i)
-    return None
 
 
 def _optional_all(values: list[Any], what: str, source: str) -> bool:
@@ -62,7 +54,7 @@ def instance_from_dict(document: Any, source: str = "<instance>") -> Instance:
     site_ids = [s.id for s in doc.sites]
     bot_ids = [b.id for b in doc.bots]
     for what, ids in (("sites", site_ids), ("bots", bot_ids)):
-        dup = _duplicate(ids)
+        dup = first_duplicate(ids)
         if dup is not None:
             raise InputError(f"{source}: field {what}: duplicate id {dup!r}")
     compute = [_row(b.etc, site_ids, f"{source}: field bots.{k}.etc")
@@ -125,32 +117,26 @@ def instance_from_dict(document: Any, source: str = "<instance>") -> Instance:
     )
 
 
-def _num(x: float) -> float | int:
-    """Write integral floats as integers (readable files, exact round trip)."""
-    x = float(x)
-    return int(x) if x.is_integer() and abs(x) < 2**53 else x
-
-
 def instance_to_dict(instance: Instance) -> dict[str, Any]:
     """Serialise an instance (rows as lists in site order)."""
     sites = []
     for i, sid in enumerate(instance.site_ids):
         site: dict[str, Any] = {"id": sid, "procs": int(instance.procs[i]),
-                                "price": _num(instance.price[i])}
+                                "price": compact_number(instance.price[i])}
         if instance.site_bandwidth is not None:
-            site["bandwidth"] = _num(instance.site_bandwidth[i])
+            site["bandwidth"] = compact_number(instance.site_bandwidth[i])
         if instance.storage_limit is not None:
-            site["storage"] = _num(instance.storage_limit[i])
+            site["storage"] = compact_number(instance.storage_limit[i])
         sites.append(site)
     bots = []
     for k, bid in enumerate(instance.bot_ids):
         bot: dict[str, Any] = {"id": bid, "tasks": int(instance.tasks[k]),
-                               "etc": [_num(v) for v in instance.compute[k]]}
+                               "etc": [compact_number(v) for v in instance.compute[k]]}
         if instance.data is not None and instance.bandwidth is not None:
-            bot["data"] = [_num(v) for v in instance.data[k]]
-            bot["bandwidth"] = [_num(v) for v in instance.bandwidth[k]]
+            bot["data"] = [compact_number(v) for v in instance.data[k]]
+            bot["bandwidth"] = [compact_number(v) for v in instance.bandwidth[k]]
         if instance.storage is not None:
-            bot["storage"] = _num(instance.storage[k])
+            bot["storage"] = compact_number(instance.storage[k])
         bots.append(bot)
     doc = InstanceDoc(
         name=instance.name,

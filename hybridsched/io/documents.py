@@ -122,3 +122,19 @@ class SolutionHeader(BaseModel):
     objective: Finite | None = None
     makespan: NonNegative | None = None
     cost: NonNegative | None = None
+
+
+def first_duplicate(ids: list[str]) -> str | None:
+    """The first id that appears twice in ``ids`` (``None`` when all differ)."""
+    seen: set[str] = set()
+    for i in ids:
+        if i in seen:
+            return i
+        seen.add(i)
+    return None
+
+
+def compact_number(x: float) -> float | int:
+    """Integral floats as integers when writing files (readable, exact round trip)."""
+    x = float(x)
+    return int(x) if x.is_integer() and abs(x) < 2**53 else x

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from hybridsched.errors import InputError
+from hybridsched.io.documents import compact_number, first_duplicate
 from hybridsched.io.jsonio import parse_model
 from hybridsched.malleable.instance import Instance, Resource, ResourceType
 from hybridsched.malleable.schema import (
@@ -19,15 +20,6 @@ from hybridsched.malleable.schema import (
 )
 from hybridsched.malleable.solution import Solution
 from hybridsched.malleable.tree import build_tree
-
-
-def _duplicate(ids: list[str]) -> str | None:
-    seen: set[str] = set()
-    for i in ids:
-        if i in seen:
-            return i
-        seen.add(i)
-    return None
 
 
 def resource_from_doc(doc: ResourceDoc) -> Resource:
@@ -47,10 +39,10 @@ def resource_to_doc(r: Resource) -> dict[str, Any]:
     if r.performance != 1.0:
         doc["performance"] = r.performance
     if r.type is not ResourceType.DEDICATED:
-        doc["price"] = _num(r.price)
+        doc["price"] = compact_number(r.price)
     if r.is_cloud:
         doc.update(max_vms=r.max_vms, spot_vms=r.spot_vms,
-                   on_demand_price=_num(r.on_demand_price))
+                   on_demand_price=compact_number(r.on_demand_price))
     return doc
 
 
@@ -85,7 +77,7 @@ def instance_from_dict(document: Any, source: str = "<instance>") -> Instance:
     doc = _parse_instance(document, source)
     for what, ids in (("jobs", [j.id for j in doc.jobs]),
                       ("resources", [r.id for r in doc.resources])):
-        dup = _duplicate(ids)
+        dup = first_duplicate(ids)
         if dup is not None:
             raise InputError(f"{source}: field {what}: duplicate id {dup!r}")
     resources = tuple(resource_from_doc(r) for r in doc.resources)
@@ -109,19 +101,14 @@ def instance_from_dict(document: Any, source: str = "<instance>") -> Instance:
     )
 
 
-def _num(x: float) -> float | int:
-    """Integral floats as integers (readable files, exact round trip)."""
-    x = float(x)
-    return int(x) if x.is_integer() and abs(x) < 2**53 else x
-
-
 def instance_to_dict(instance: Instance) -> dict[str, Any]:
     """Serialise an instance (the inverse of :func:`instance_from_dict`)."""
     jobs = []
     for j, jid in enumerate(instance.job_ids):
         job: dict[str, Any] = {
-            "id": jid, "size": _num(instance.size[j]), "priority": int(instance.priority[j]),
-            "deadline": int(instance.deadline[j]), "budget": _num(instance.budget[j]),
+            "id": jid, "size": compact_number(instance.size[j]),
+            "priority": int(instance.priority[j]), "deadline": int(instance.deadline[j]),
+            "budget": compact_number(instance.budget[j]),
             "arrival": int(instance.arrival[j])}
         if instance.serial_fraction[j] != 0:
             job["serial_fraction"] = float(instance.serial_fraction[j])
