@@ -17,6 +17,8 @@ from hybridsched.io.outputs import check_output_path
 
 #: Most jobs ``generate malleable`` and ``simulate malleable`` accept.
 MAX_JOBS = 10**6
+#: Most per-resource utilisation rows in the table (all of them are in ``--json``).
+MAX_UTILISATION_ROWS = 12
 
 
 class Mix(StrEnum):
@@ -161,9 +163,12 @@ def simulate_malleable(
                       status=result.status.value, objective=result.objective,
                       policy=policy.value)
         ui.note(f"wrote {output}")
+    from hybridsched.malleable.checker import utilisation
+
+    per_resource = utilisation(instance, result.solution)
     if as_json:
         ui.echo(dumps_strict({**result.summary(), "instance": instance.name,
-                              "policy": policy.value}))
+                              "policy": policy.value, "utilisation": per_resource}))
         return
     table = ui.new_table(f"{instance.name} - {scheduler.value}, policy {policy.value}",
                          show_header=False)
@@ -172,6 +177,11 @@ def simulate_malleable(
     for key, value in result.metrics.items():
         table.add_row(key, ui.fmt(value))
     table.add_row("runtime_s", ui.fmt(result.runtime_s))
+    shown = list(per_resource.items())
+    for rid, share in shown[:MAX_UTILISATION_ROWS]:
+        table.add_row(f"utilisation of {rid}", ui.fmt(share))
+    if len(shown) > MAX_UTILISATION_ROWS:
+        table.add_row(f"(+{len(shown) - MAX_UTILISATION_ROWS} resources)", "see --json")
     ui.print_table(table)
 
 
