@@ -133,13 +133,20 @@ class CloudScheduler:
                          int(k) * self.resource.cpus, good)
 
     def accept(self, candidate: Candidate) -> list[tuple[int, int]]:
-        """Start the job now on its VMs; return the ``(first_cpu, count)`` ranges used."""
+        """Start the job now on its VMs; return the ``(first_cpu, count)`` ranges used.
+
+        Jobs must be accepted in start order (the greedy VM choice then bills
+        ``sum_h max VMs busy in hour h``). Raises ``ValueError`` when fewer VMs
+        than the candidate needs are free.
+        """
         now, end = candidate.start, candidate.end
         k = candidate.width // self.resource.cpus
         hour, last = now // HOUR, (end - 1) // HOUR
         free = self.free_at <= now
         billed_now = np.flatnonzero(free & (self.last_hour == hour))
         others = np.flatnonzero(free & (self.last_hour != hour))
+        if len(billed_now) + len(others) < k:
+            raise ValueError(f"cloud {self.resource.id!r} has no {k} free VMs at minute {now}")
         chosen = np.sort(np.concatenate([billed_now, others])[:k])
         new_now = k - min(k, len(billed_now))
         billed = self._billed(hour, last)

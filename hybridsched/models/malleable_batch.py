@@ -106,7 +106,9 @@ import numpy as np
 import pulp
 
 from hybridsched.budget import BudgetExpired, TimeBudget
+from hybridsched.heuristics.cloud_scheduler import CloudScheduler
 from hybridsched.malleable.billing import HOUR, POLICY_WEIGHTS, hour_cost
+from hybridsched.malleable.candidates import Candidate
 from hybridsched.malleable.checker import check, evaluate
 from hybridsched.malleable.instance import Instance, Resource, ResourceType
 from hybridsched.malleable.solution import Solution, from_pieces
@@ -337,31 +339,12 @@ def realise(instance: Instance, options: Sequence[Sequence[Option]],
         else:
             pieces.append((j, s, s + opt.minutes, 0, r.cpus))
     for i, jobs in cloud_jobs.items():
-        r = instance.resources[i]
-        free_at = [0] * r.max_vms
-        billed: dict[int, set[int]] = {}
+        cloud = CloudScheduler(i, instance.resources[i], instance)
         for s, j, o in sorted(jobs):
             opt = options[j][o]
-            e = s + opt.minutes
-            hour_billed = billed.get(s // HOUR, set())
-            free = [v for v in range(r.max_vms) if free_at[v] <= s]
-            chosen = [v for v in free if v in hour_billed][:opt.vms]
-            chosen += [v for v in free if v not in hour_billed][:opt.vms - len(chosen)]
-            if len(chosen) < opt.vms:
-                raise ValueError(f"cloud {r.id!r} has no {opt.vms} free VMs at minute {s}")
-            for v in chosen:
-                free_at[v] = e
-            for h in range(s // HOUR, (e - 1) // HOUR + 1):
-                billed.setdefault(h, set()).update(chosen)
-            chosen.sort()
-            first = prev = chosen[0]
-            for v in [*chosen[1:], None]:
-                if v is not None and v == prev + 1:
-                    prev = v
-                    continue
-                pieces.append((j, s, e, first * r.cpus, (prev - first + 1) * r.cpus))
-                if v is not None:
-                    first = prev = v
+            end = s + opt.minutes
+            ranges = cloud.accept(Candidate(j, i, 0, s, end, 0.0, opt.width, False))
+            pieces += [(j, s, end, cpu, count) for cpu, count in ranges]
     pieces.sort(key=lambda p: (p[0], p[1], p[3]))
     return from_pieces(n, resource, pieces)
 
