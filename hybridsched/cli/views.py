@@ -28,7 +28,7 @@ def gantt(
         min=1, help="Most rows (used cores) drawn; beyond it rows are sampled, shared "
                     "between PM and VM cores, and the title says so.")] = 60,
 ) -> None:
-    """Draw a Gantt chart of a solution (hybrid-deadline: cores; bot-sites: processors).
+    """Draw a Gantt chart of a solution (cores, processors, or clusters and cloud VMs).
 
     An invalid solution is refused (exit code 1, with its violations).
     """
