@@ -126,5 +126,6 @@ def _load_builtin_families() -> None:
     # It is imported lazily, here, so that heuristics can import the domain model
     # without a circular import through the family package.
     import hybridsched.bot_sites.methods  # noqa: F401  (the family and its methods)
+    import hybridsched.gang.methods  # noqa: F401
     import hybridsched.hybrid_deadline.methods  # noqa: F401
     import hybridsched.malleable.methods  # noqa: F401

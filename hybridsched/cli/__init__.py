@@ -25,6 +25,8 @@ options), :mod:`~hybridsched.cli.inputs` (generate, import-swf, import-etc),
 :mod:`~hybridsched.cli.solving` (solve, validate, compare, pareto),
 :mod:`~hybridsched.cli.campaigns` (campaign, report),
 :mod:`~hybridsched.cli.malleable` (generate malleable, simulate malleable, tree),
+:mod:`~hybridsched.cli.gang` (generate gang, simulate gang),
+:mod:`~hybridsched.cli.simulating` (what every simulate command shares),
 :mod:`~hybridsched.cli.views` (gantt, methods, schema), :mod:`~hybridsched.cli.ui`
 (what goes to standard output and error) and :mod:`~hybridsched.cli.options`.
 Heavy libraries (pyomo, matplotlib, pandas) are imported inside the commands
@@ -39,6 +41,7 @@ import sys
 
 from hybridsched.cli import (  # noqa: F401  (they register commands)
     campaigns,
+    gang,
     inputs,
     malleable,
     solving,

@@ -10,9 +10,8 @@ import typer
 
 from hybridsched.cli import ui
 from hybridsched.cli.app import EXIT_CODES, app, generate_app, simulate_app
-from hybridsched.cli.clickcompat import ParameterSource
 from hybridsched.cli.options import RequiredOutput, Seed, finite
-from hybridsched.errors import InputError
+from hybridsched.cli.simulating import generator_options_given, show, simulate
 from hybridsched.io.outputs import check_output_path
 
 #: Most jobs ``generate malleable`` and ``simulate malleable`` accept.
@@ -124,65 +123,22 @@ def simulate_malleable(
     The seed draws the generated workload and round robin's choices. The
     schedule file passes 'hybridsched validate INSTANCE SCHEDULE'.
     """
-    from hybridsched.io.jsonio import dumps_strict
-    from hybridsched.registry import run_method
-
-    given = [o for o in GENERATOR_OPTIONS if o != "seed"
-             and ctx.get_parameter_source(o) is ParameterSource.COMMANDLINE]
-    if instance_file is not None and given:
-        raise InputError(f"option --{given[0].replace('_', '-')}: give an instance file or "
-                         "generator options, not both")
-    inputs = [p for p in (instance_file, tree) if p is not None]
-    targets = {option: check_output_path(path, option, inputs=inputs)
-               for option, path in (("-o", output), ("--save-instance", save_instance))
-               if path is not None}
-    if output is not None and save_instance is not None and \
-            targets["-o"].resolve() == targets["--save-instance"].resolve():
-        raise InputError("-o and --save-instance name the same file")
-    if instance_file is not None:
-        from hybridsched.storage import load_instance
-
-        family, instance = load_instance(instance_file)
-        if family.name != "malleable":
-            raise InputError(f"{instance_file}: a {family.name} instance, not a malleable one")
-    else:
-        from hybridsched.families import get_family
-
-        family = get_family("malleable")
-        instance = _generate(jobs, mix, seed, tree, serial_fraction)
-    if "--save-instance" in targets:
-        _save(targets["--save-instance"], instance)
-        ui.note(f"wrote {save_instance}")
-    with ui.spinner(f"simulating {instance.n_jobs} jobs"):
-        result = run_method("malleable", scheduler.value, instance, seed=seed,
-                            policy=policy.value)
-    if "-o" in targets:
-        from hybridsched.storage import save_solution
-
-        save_solution(targets["-o"], family, instance, result.solution, method=result.method,
-                      status=result.status.value, objective=result.objective,
-                      policy=policy.value)
-        ui.note(f"wrote {output}")
     from hybridsched.malleable.checker import utilisation
 
+    instance, result = simulate(
+        "malleable", scheduler.value, instance_file=instance_file,
+        given=generator_options_given(ctx, GENERATOR_OPTIONS),
+        make_instance=lambda: _generate(jobs, mix, seed, tree, serial_fraction),
+        output=output, save_instance=save_instance, inputs=[tree] if tree else [],
+        seed=seed, policy=policy.value)
     per_resource = utilisation(instance, result.solution)
-    if as_json:
-        ui.echo(dumps_strict({**result.summary(), "instance": instance.name,
-                              "policy": policy.value, "utilisation": per_resource}))
-        return
-    table = ui.new_table(f"{instance.name} - {scheduler.value}, policy {policy.value}",
-                         show_header=False)
-    table.add_column("what")
-    table.add_column("value")
-    for key, value in result.metrics.items():
-        table.add_row(key, ui.fmt(value))
-    table.add_row("runtime_s", ui.fmt(result.runtime_s))
-    shown = list(per_resource.items())
-    for rid, share in shown[:MAX_UTILISATION_ROWS]:
-        table.add_row(f"utilisation of {rid}", ui.fmt(share))
-    if len(shown) > MAX_UTILISATION_ROWS:
-        table.add_row(f"(+{len(shown) - MAX_UTILISATION_ROWS} resources)", "see --json")
-    ui.print_table(table)
+    rows = [(f"utilisation of {rid}", share)
+            for rid, share in list(per_resource.items())[:MAX_UTILISATION_ROWS]]
+    if len(per_resource) > MAX_UTILISATION_ROWS:
+        rows.append((f"(+{len(per_resource) - MAX_UTILISATION_ROWS} resources)",
+                     "see --json"))
+    show(f"{instance.name} - {scheduler.value}, policy {policy.value}", instance, result,
+         as_json, {"policy": policy.value, "utilisation": per_resource}, rows)
 
 
 @app.command("tree", epilog=EXIT_CODES)

@@ -1,0 +1,91 @@
+"""What every ``simulate FAMILY`` command shares: inputs, outputs, the run and its display.
+
+A simulate command takes an instance file *or* generator options (not
+both), checks its outputs before anything runs (``-o`` for the realised
+schedule, ``--save-instance`` for what it simulated), runs one registered
+method and prints its metrics (a table, or one JSON object).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from hybridsched.cli import ui
+from hybridsched.cli.clickcompat import ParameterSource
+from hybridsched.errors import InputError
+from hybridsched.io.outputs import check_output_path
+from hybridsched.result import Result
+
+
+def generator_options_given(ctx: typer.Context, names: Sequence[str]) -> list[str]:
+    """Generator options typed on the command line (``--seed`` is not one: it also seeds)."""
+    return [o for o in names if o != "seed"
+            and ctx.get_parameter_source(o) is ParameterSource.COMMANDLINE]
+
+
+def simulate(family_name: str, method: str, *, instance_file: Path | None,
+             given: Sequence[str], make_instance: Callable[[], Any],
+             output: str | None, save_instance: str | None, inputs: Sequence[Path] = (),
+             **options: Any) -> tuple[Any, Result]:
+    """Load or generate the instance, write it if asked, run ``method``, write the schedule.
+
+    Returns the instance and the checked :class:`~hybridsched.result.Result`.
+    """
+    from hybridsched.families import get_family
+    from hybridsched.registry import run_method
+    from hybridsched.storage import load_instance
+    from hybridsched.storage import save_instance as write_instance
+
+    if instance_file is not None and given:
+        raise InputError(f"option --{given[0].replace('_', '-')}: give an instance file or "
+                         "generator options, not both")
+    inputs = [p for p in (instance_file, *inputs) if p is not None]
+    targets = {option: check_output_path(path, option, inputs=inputs)
+               for option, path in (("-o", output), ("--save-instance", save_instance))
+               if path is not None}
+    if len(targets) == 2 and targets["-o"].resolve() == targets["--save-instance"].resolve():
+        raise InputError("-o and --save-instance name the same file")
+    family = get_family(family_name)
+    if instance_file is not None:
+        found, instance = load_instance(instance_file)
+        if found.name != family_name:
+            raise InputError(f"{instance_file}: a {found.name} instance, not a {family_name} "
+                             "one")
+    else:
+        instance = make_instance()
+    if "--save-instance" in targets:
+        write_instance(targets["--save-instance"], family, instance)
+        ui.note(f"wrote {save_instance}")
+    with ui.spinner(f"simulating {family.size(instance) if family.size else ''} jobs"):
+        result = run_method(family_name, method, instance, **options)
+    if "-o" in targets:
+        from hybridsched.storage import save_solution
+
+        extra = {k: v for k, v in options.items() if k != "seed"}
+        save_solution(targets["-o"], family, instance, result.solution, method=result.method,
+                      status=result.status.value, objective=result.objective, **extra)
+        ui.note(f"wrote {output}")
+    return instance, result
+
+
+def show(title: str, instance: Any, result: Result, as_json: bool,
+         extra: dict[str, Any] | None = None, rows: Sequence[tuple[str, Any]] = ()) -> None:
+    """Print the result's metrics as a table, or one JSON object with ``extra``."""
+    from hybridsched.io.jsonio import dumps_strict
+
+    if as_json:
+        ui.echo(dumps_strict({**result.summary(), "instance": instance.name, **(extra or {})}))
+        return
+    table = ui.new_table(title, show_header=False)
+    table.add_column("what")
+    table.add_column("value")
+    for key, value in result.metrics.items():
+        table.add_row(key, ui.fmt(value))
+    table.add_row("runtime_s", ui.fmt(result.runtime_s))
+    for key, value in rows:
+        table.add_row(key, ui.fmt(value) if not isinstance(value, str) else value)
+    ui.print_table(table)

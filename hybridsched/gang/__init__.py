@@ -1,0 +1,60 @@
+"""Family ``gang``: parallel jobs with memory, bandwidth and disk demands on VMs.
+
+After Wang, Hou, Hao and Wang (2018), *A parallel tasks scheduling heuristic
+in the cloud with multiple attributes*. Jobs arrive online; all tasks of a
+job start together on distinct VMs (gang) and must end by its deadline, or
+the job is dropped. The objective is the number of unfinished jobs (UFJ).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hybridsched.families import Family, register_family
+from hybridsched.gang import files
+from hybridsched.gang.checker import check, evaluate
+from hybridsched.gang.instance import Instance
+from hybridsched.gang.solution import Solution
+
+
+def infeasible_items(instance: Instance) -> list[str]:
+    """None: a job no VM set can host is reported as unfinished, not as infeasible."""
+    return []
+
+
+def reference(instance: Instance) -> dict[str, float]:
+    """The recorded offline optimum (fewest unfinished jobs) under ``optimum``."""
+    recorded = instance.reference or {}
+    found = {}
+    if recorded.get("optimal_unfinished") is not None:
+        found["optimum"] = float(recorded["optimal_unfinished"])
+    for key in ("lower_bound", "upper_bound"):
+        if recorded.get(key) is not None:
+            found[key] = float(recorded[key])
+    return found
+
+
+def lower_bound(instance: Instance) -> float:
+    """Jobs that fewer than ``parallelism`` VMs could ever finish in time are unfinished."""
+    fast = instance.task_time() <= instance.deadline[:, None]
+    return float(np.sum((instance.fits() & fast).sum(axis=1) < instance.parallelism))
+
+
+FAMILY = register_family(
+    Family(
+        name="gang",
+        objective_name="unfinished jobs",
+        instance_from_dict=files.instance_from_dict,
+        instance_to_dict=files.instance_to_dict,
+        solution_from_dict=files.solution_from_dict,
+        solution_to_dict=files.solution_to_dict,
+        check=check,
+        evaluate=evaluate,
+        infeasible_items=infeasible_items,
+        reference=reference,
+        lower_bound=lower_bound,
+        size=lambda instance: instance.n_jobs,
+    )
+)
+
+__all__ = ["FAMILY", "Instance", "Solution", "check", "evaluate"]

@@ -1,0 +1,27 @@
+"""Registered methods of the ``gang`` family (online policies, simulated)."""
+
+from __future__ import annotations
+
+from hybridsched.gang.instance import Instance
+from hybridsched.gang.online import Policy, simulate
+from hybridsched.heuristics.gang_baselines import cmms, fifo
+from hybridsched.registry import register_method
+from hybridsched.result import Result, Status
+
+FAMILY = "gang"
+
+
+def _online(name: str, policy: Policy, description: str) -> None:
+    def method(instance: Instance, *, seed: int | None = None,
+               time_limit: float | None = None) -> Result:
+        solution, stats = simulate(instance, policy)
+        return Result(name, FAMILY, Status.FEASIBLE, solution=solution,
+                      metrics=stats.metrics())
+
+    method.__name__ = name
+    method.__doc__ = f"{description} (registered as ``{name}``)."
+    register_method(FAMILY, name, description=description)(method)
+
+
+_online("fifo", fifo, "First in, first out on the first usable VMs (strict)")
+_online("cmms", cmms, "Cloud Min-min: smallest completion time first, fastest VMs")

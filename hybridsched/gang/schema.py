@@ -1,0 +1,103 @@
+"""JSON file format of ``gang`` instances and solutions (pydantic).
+
+An instance document::
+
+    {"format": "hybridsched-instance", "version": 1, "family": "gang", "name": "tiny",
+     "jobs": [{"id": "j0", "arrival": 0.0, "parallelism": 2, "instructions": 12,
+               "memory": 2, "bandwidth": 5, "deadline": 4}],
+     "vms": [{"id": "v0", "speed": 3, "memory": 4, "bandwidth": 10},
+             {"id": "v1", "speed": 6, "memory": 2, "bandwidth": 20, "disk": 100}]}
+
+``deadline`` is relative to ``arrival``; ``disk`` is optional on both sides.
+A solution lists the started jobs (start time and VMs) and the dropped ones
+(with the reason the method gives).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from hybridsched.io.documents import (
+    MAX_PROCESSORS,
+    Identifier,
+    InstanceHeader,
+    ReferenceBase,
+    SolutionHeader,
+    Strict,
+    integer,
+    number,
+)
+
+FAMILY = "gang"
+#: Latest time accepted (time units).
+MAX_TIME = 1e9
+
+Time = number(ge=0, le=MAX_TIME)
+Amount = number(gt=0, le=1e12)
+
+
+class JobDoc(Strict):
+    """A parallel job of ``parallelism`` identical tasks."""
+
+    id: Identifier
+    arrival: Time = 0.0
+    parallelism: integer(1, MAX_PROCESSORS)
+    instructions: Amount
+    memory: Amount
+    bandwidth: Amount
+    disk: number(ge=0, le=1e12) = 0.0
+    deadline: number(gt=0, le=MAX_TIME)
+
+
+class VmDoc(Strict):
+    """A space-shared VM."""
+
+    id: Identifier
+    speed: Amount
+    memory: Amount
+    bandwidth: Amount
+    disk: Amount | None = None
+
+
+class ReferenceDoc(ReferenceBase):
+    """Recorded offline optimum (fewest unfinished jobs)."""
+
+    optimal_unfinished: integer(0) | None = None
+
+
+class InstanceDoc(InstanceHeader):
+    """A gang instance file."""
+
+    family: Literal["gang"] = FAMILY
+    units: dict[str, str] = Field(default_factory=lambda: {
+        "time": "time unit", "instructions": "time units on a VM of speed 1"})
+    jobs: list[JobDoc]
+    vms: Annotated[list[VmDoc], Field(min_length=1)]
+    reference: ReferenceDoc | None = None
+
+
+class StartDoc(Strict):
+    """A started job: its start time and the VMs of its tasks."""
+
+    job: Identifier
+    start: Time
+    vms: Annotated[list[Identifier], Field(min_length=1)]
+
+
+class DropDoc(Strict):
+    """A job the method did not run, with its reason."""
+
+    job: Identifier
+    reason: str = ""
+
+
+class SolutionDoc(SolutionHeader):
+    """A gang solution file: started and dropped jobs, and an optional event log."""
+
+    family: Literal["gang"] = FAMILY
+    started: list[StartDoc]
+    dropped: list[DropDoc] = Field(default_factory=list)
+    events: list[dict[str, Any]] | None = None
+    unfinished: integer(0) | None = None
