@@ -23,7 +23,8 @@ child; scheduler nodes carry the resource fields (``type``, ``cpus``,
 ``agent`` or ``scheduler`` is checked when present).
 
 JSON: ``{"name": ..., "resources": [...], "tree": {"edges": [...]}}``, the
-platform part of a ``malleable`` instance document (an instance file works too).
+platform part of a ``malleable`` instance document (an instance file works
+too; without a tree it gets the default one, one agent per resource type).
 
 Every source goes through one validator, :func:`~hybridsched.malleable.tree.build_tree`,
 and resources through the instance schema.
@@ -44,10 +45,12 @@ from hybridsched.io.jsonio import describe_validation_error, read_json
 from hybridsched.malleable.files import resource_from_doc
 from hybridsched.malleable.instance import AgentTree, Resource
 from hybridsched.malleable.schema import ResourceDoc, TreeDoc
-from hybridsched.malleable.tree import ROOT, build_tree
+from hybridsched.malleable.tree import ROOT, build_tree, default_tree
 
 #: Most leaves a generated tree may have.
 MAX_LEAVES = 100_000
+#: Id a leaf kind is validated under (never shown: leaves get their own ids).
+PLACEHOLDER = "leaf-kind"
 #: Extensions read as each format.
 FORMATS = {".toml": "toml", ".graphml": "graphml", ".xml": "graphml", ".json": "json"}
 
@@ -125,9 +128,10 @@ def _from_toml(path: str | Path) -> Platform:
     kinds = []
     for k, fields in enumerate(config.leaves):
         try:
-            kinds.append(_resource(fields, "x", "leaves"))
+            kinds.append(_resource(fields, PLACEHOLDER, "leaves"))
         except InputError as exc:
-            reason = str(exc).split(": field ", 1)[-1]
+            reason = (str(exc).split(": field ", 1)[-1].replace("(document): ", "")
+                      .replace(f"resource {PLACEHOLDER!r}: ", ""))
             raise InputError(located(path, text, join_path("leaves", k), reason)) from None
     counters: dict[str, int] = {}
     resources = []
@@ -203,10 +207,13 @@ def _from_json(path: str | Path) -> Platform:
             raise InputError(f"{path}: field resources.{k}: a resource object with an id")
         resources.append(_resource({f: v for f, v in fields.items() if f != "id"},
                                    str(fields["id"]), f"{path}: field resources.{k}"))
-    try:
-        tree_doc = TreeDoc.model_validate(document.get("tree"))
-    except ValidationError as exc:
-        raise InputError(describe_validation_error(exc, f"{path}: field tree")
-                         .replace("field tree: field ", "field tree.")) from None
-    tree = build_tree(tree_doc.edges, [r.id for r in resources], f"{path}: field tree")
+    if document.get("tree") is None:  # e.g. an instance file without a tree
+        tree = default_tree(resources)
+    else:
+        try:
+            tree_doc = TreeDoc.model_validate(document["tree"])
+        except ValidationError as exc:
+            raise InputError(describe_validation_error(exc, f"{path}: field tree")
+                             .replace("field tree: field ", "field tree.")) from None
+        tree = build_tree(tree_doc.edges, [r.id for r in resources], f"{path}: field tree")
     return Platform(str(document.get("name", Path(path).stem)), tuple(resources), tree)
