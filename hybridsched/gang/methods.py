@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hybridsched.gang.instance import Instance
 from hybridsched.gang.online import Policy, simulate
+from hybridsched.heuristics.cplmt import cplmt
 from hybridsched.heuristics.gang_baselines import cmms, fifo
 from hybridsched.registry import register_method
 from hybridsched.result import Result, Status
@@ -23,5 +24,6 @@ def _online(name: str, policy: Policy, description: str) -> None:
     register_method(FAMILY, name, description=description)(method)
 
 
+_online("cplmt", cplmt, "CPLMT: scarce jobs first, min mt, tasks near the standard time")
 _online("fifo", fifo, "First in, first out on the first usable VMs (strict)")
 _online("cmms", cmms, "Cloud Min-min: smallest completion time first, fastest VMs")

@@ -36,7 +36,9 @@ class DecisionState:
     """What a policy sees at a decision: the waiting jobs and the usable VMs.
 
     ``usable[k, v]``: free VM ``v`` meets the demands of ``waiting[k]`` and
-    ends its task by the job's deadline if started ``now``.
+    ends its task by the job's deadline if started ``now``; ``fits[k, v]``: VM
+    ``v`` (free or busy) meets its memory, bandwidth and disk demands;
+    ``task_time`` is the instance's full job-by-VM matrix.
     """
 
     now: float
@@ -44,6 +46,7 @@ class DecisionState:
     usable: np.ndarray
     instance: Instance
     task_time: np.ndarray
+    fits: np.ndarray
 
 
 #: A policy: ``policy(state) -> [(job, vms), ...]`` to start now, in order.
@@ -97,7 +100,8 @@ def simulate(instance: Instance, policy: Policy) -> tuple[Solution, OnlineStats]
         waiting[:] = rows[keep].tolist()
         if not waiting:
             return
-        state = DecisionState(now, rows[keep], can[keep] & free[None, :], instance, task_time)
+        state = DecisionState(now, rows[keep], can[keep] & free[None, :], instance, task_time,
+                              fits[rows[keep]])
         for j, vms in policy(state):
             vms = np.asarray(vms, dtype=np.int64)
             if (len(vms) != instance.parallelism[j] or len(set(vms.tolist())) != len(vms)
