@@ -5,7 +5,7 @@ from __future__ import annotations
 from hybridsched.gang.instance import Instance
 from hybridsched.gang.online import Policy, simulate
 from hybridsched.heuristics.cplmt import cplmt
-from hybridsched.heuristics.gang_baselines import cmms, fifo
+from hybridsched.heuristics.gang_baselines import asjs, cmms, fair, fifo
 from hybridsched.registry import register_method
 from hybridsched.result import Result, Status
 
@@ -26,4 +26,6 @@ def _online(name: str, policy: Policy, description: str) -> None:
 
 _online("cplmt", cplmt, "CPLMT: scarce jobs first, min mt, tasks near the standard time")
 _online("fifo", fifo, "First in, first out on the first usable VMs (strict)")
+_online("fair", fair, "Fair: arrival order, a job that cannot start does not block others")
+_online("asjs", asjs, "ASJS: each job waits for its best-scored VMs (speed and bandwidth)")
 _online("cmms", cmms, "Cloud Min-min: smallest completion time first, fastest VMs")

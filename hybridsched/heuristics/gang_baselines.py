@@ -1,9 +1,27 @@
-"""FIFO and CMMS, two of the gang family's baselines (policies of :mod:`hybridsched.gang.online`).
+"""FIFO, Fair, ASJS and CMMS: the gang family's baselines.
+
+Each is a policy of :mod:`hybridsched.gang.online`.
 
 FIFO (first in, first out; [6, 23] of the paper): jobs start in arrival
 order, each on the first (lowest-index) ``parallelism`` usable VMs. *Reading*:
 strict FIFO, the head of the queue blocks the jobs behind it while it waits
 (the drop rule removes it once its latest start has passed).
+
+Fair (the Hadoop fair scheduler, [22, 23]): free slots go to the job with
+the fewest running tasks. *Reading*: a waiting gang job runs no task, so all
+waiting jobs tie and are served in arrival order, but, unlike FIFO, a job
+that cannot start now does not hold back the jobs behind it (each gets its
+share of the free VMs as soon as there are enough); VMs: the first usable.
+(The paper's remark that Fair lends a job more VMs than its parallelism
+does not fit identical gang tasks, which cannot be split.)
+
+ASJS (adaptive scoring job scheduling, [23]): every VM gets a score from its
+computing power and bandwidth, ``0.5 speed / max speed + 0.5 bandwidth / max
+bandwidth``. *Reading*: a job waits for the ``parallelism`` best-scored VMs
+among those that meet its demands and are fast enough for its deadline,
+busy or not, and starts when they are all free ("ASJS always tries to find
+the best resource, so it lengthens the waiting time"); jobs in arrival
+order, none blocking another.
 
 CMMS (cloud Min-min, [24]): among the waiting jobs that can start now,
 the one with the smallest minimum completion time (on its ``parallelism``
@@ -30,6 +48,38 @@ def fifo(state: DecisionState) -> list[tuple[int, np.ndarray]]:
         vms = vms[:p]
         usable[:, vms] = False
         chosen.append((int(j), vms))
+    return chosen
+
+
+def fair(state: DecisionState) -> list[tuple[int, np.ndarray]]:
+    """Arrival order without blocking: every job that can start now starts."""
+    usable = state.usable.copy()
+    chosen = []
+    for k, j in enumerate(state.waiting):
+        p = int(state.instance.parallelism[j])
+        vms = np.flatnonzero(usable[k])
+        if len(vms) >= p:
+            vms = vms[:p]
+            usable[:, vms] = False
+            chosen.append((int(j), vms))
+    return chosen
+
+
+def asjs(state: DecisionState) -> list[tuple[int, np.ndarray]]:
+    """Each job waits for its best-scored VMs (computing power and bandwidth)."""
+    inst = state.instance
+    score = 0.5 * inst.speed / inst.speed.max() + 0.5 * inst.vm_bandwidth / inst.vm_bandwidth.max()
+    in_time = state.now + state.task_time[state.waiting] <= inst.due[state.waiting, None]
+    eligible = state.fits & in_time
+    taken = np.zeros(inst.n_vms, dtype=bool)
+    chosen = []
+    for k, j in enumerate(state.waiting):
+        p = int(inst.parallelism[j])
+        candidates = np.flatnonzero(eligible[k])
+        best = candidates[np.lexsort((candidates, -score[candidates]))][:p]
+        if len(best) == p and state.usable[k, best].all() and not taken[best].any():
+            taken[best] = True
+            chosen.append((int(j), np.sort(best)))
     return chosen
 
 

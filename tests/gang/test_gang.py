@@ -18,7 +18,7 @@ from hybridsched.gang.generator import generate
 from hybridsched.gang.instance import Instance
 from hybridsched.gang.solution import from_starts
 
-METHODS = ("fifo", "cmms")
+METHODS = ("cplmt", "fifo", "fair", "asjs", "cmms")
 
 
 def tiny() -> Instance:
@@ -117,3 +117,17 @@ def test_command_line_round_trip_and_bad_input(tmp_path: Path, cli) -> None:
     ]:
         code, _, err = cli(*argv)
         assert code == 2 and len(err.strip().splitlines()) == 1 and fragment in err, err
+
+
+def test_cplmt_serves_the_scarce_job_first() -> None:
+    """Two jobs fit on one fast VM only; the one only that VM can host goes first."""
+    instance = Instance(
+        "scarce", ("easy", "hard"), arrival=np.zeros(2), parallelism=np.array([1, 1]),
+        instructions=np.array([2.0, 2.0]), memory=np.array([1.0, 4.0]),
+        bandwidth=np.ones(2), disk=np.zeros(2), deadline=np.array([2.0, 2.0]),
+        vm_ids=("slow", "big"), speed=np.array([1.0, 1.0]), vm_memory=np.array([1.0, 4.0]),
+        vm_bandwidth=np.ones(2), vm_disk=np.full(2, np.inf))
+    result = run_method("gang", "cplmt", instance)
+    assert result.objective == 0  # easy on the slow VM, hard on the big one
+    fifo_result = run_method("gang", "fifo", instance)
+    assert check(instance, fifo_result.solution) == []
