@@ -29,3 +29,13 @@ _online("fifo", fifo, "First in, first out on the first usable VMs (strict)")
 _online("fair", fair, "Fair: arrival order, a job that cannot start does not block others")
 _online("asjs", asjs, "ASJS: each job waits for its best-scored VMs (speed and bandwidth)")
 _online("cmms", cmms, "Cloud Min-min: smallest completion time first, fastest VMs")
+
+
+@register_method(FAMILY, "exact", exact=True,
+                 description="Offline MILP: most jobs finished, then most instructions")
+def exact(instance: Instance, *, seed: int | None = None,
+          time_limit: float | None = None) -> Result:
+    """The offline optimum (all jobs known), or the best schedule found with its bound."""
+    from hybridsched.models.gang_exact import solve
+
+    return solve(instance, time_limit)
