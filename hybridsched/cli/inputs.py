@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -21,6 +22,18 @@ from hybridsched.cli.options import (
 )
 from hybridsched.io.limits import MAX_PROCESSORS, MAX_TASKS
 from hybridsched.io.outputs import check_output_path
+
+
+class SwfFamily(StrEnum):
+    """Families ``import-swf`` can build."""
+
+    HYBRID_DEADLINE = "hybrid-deadline"
+    GANG = "gang"
+
+
+#: ``import-swf`` options of one family only.
+_HD_OPTIONS = ("alpha", "grouping", "window", "pms")
+_GANG_OPTIONS = ("vms", "deadline_factor", "time_unit")
 
 #: Options of ``generate bot-sites`` that a ``--preset`` replaces.
 _PRESET_REPLACES = ("sites", "bots", "tasks_per_bot", "procs_per_site", "scenario",
@@ -127,7 +140,7 @@ def generate_bot_sites(
 
 
 @app.command("import-swf", epilog=EXIT_CODES,
-             short_help="Build a hybrid-deadline instance from an SWF workload trace.")
+             short_help="Build a hybrid-deadline or gang instance from an SWF trace.")
 def import_swf(
     trace: Annotated[Path, typer.Argument(metavar="TRACE", show_default=False,
                                           help="SWF trace (.swf, or gzip-compressed .swf.gz) "
@@ -147,14 +160,43 @@ def import_swf(
     pms: Annotated[int | None, typer.Option(min=0, help="PMs of the 15-PM pool to keep "
                                                         "(default: all 15).")] = None,
     name: Annotated[str | None, typer.Option(help="Instance name.")] = None,
+    family: Annotated[SwfFamily, typer.Option(help="The family of the instance.")]
+    = SwfFamily.HYBRID_DEADLINE,
+    vms: Annotated[int, typer.Option(min=1, max=100_000, help="gang: identical VMs of "
+                                     "speed 1 (the iPSC/860 had 128 nodes).")] = 128,
+    deadline_factor: Annotated[float, typer.Option(callback=finite(gt=0), help="gang: "
+                               "deadline = factor x run time.")] = 2.0,
+    time_unit: Annotated[float, typer.Option(callback=finite(gt=0), help="gang: seconds "
+                         "per time unit.")] = 60.0,
+    ctx: typer.Context = None,  # type: ignore[assignment]
 ) -> None:
-    """Build a hybrid-deadline instance from a Parallel Workloads Archive trace."""
+    """Build an instance from a Parallel Workloads Archive trace.
+
+    hybrid-deadline (default): one record per task (or job, or window);
+    gang (--family gang): one record per parallel job, on --vms identical VMs.
+    """
     from hybridsched.hybrid_deadline.trace import instance_from_trace
     from hybridsched.io.swf import read_swf
 
+    wrong = [o for o in (_GANG_OPTIONS if family is SwfFamily.HYBRID_DEADLINE
+                         else _HD_OPTIONS)
+             if ctx is not None and ctx.get_parameter_source(o) is ParameterSource.COMMANDLINE]
+    if wrong:
+        raise typer.BadParameter(f"--{wrong[0].replace('_', '-')} is not an option of "
+                                 f"--family {family.value}", param_hint="'--family'")
     target = check_output_path(output, "-o", inputs=[trace], allow_stdout=True)
     with ui.spinner(f"reading {trace}") as update:
         records = read_swf(trace, progress=lambda n: update(f"reading {trace}: {n} records"))
+    if family is SwfFamily.GANG:
+        from hybridsched.gang.trace import instance_from_trace as gang_from_trace
+
+        found = gang_from_trace(records, vms=vms, time_unit_s=time_unit,
+                                deadline_factor=deadline_factor, limit=limit, name=name)
+        _save(target, "gang", found.instance)
+        reasons = ", ".join(f"{n} with {why}" for why, n in found.skipped.items())
+        ui.note(f"wrote {output}: {found.used_records} jobs on {vms} VMs"
+                + (f"; skipped {reasons}" if reasons else ""))
+        return
     imported = instance_from_trace(records, alpha=alpha, grouping=grouping.value,
                                    window_s=window, limit=limit, pms=pms, name=name)
     _save(target, "hybrid-deadline", imported.instance)

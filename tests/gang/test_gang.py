@@ -131,3 +131,26 @@ def test_cplmt_serves_the_scarce_job_first() -> None:
     assert result.objective == 0  # easy on the slow VM, hard on the big one
     fifo_result = run_method("gang", "fifo", instance)
     assert check(instance, fifo_result.solution) == []
+
+
+def test_swf_records_become_gang_jobs(tmp_path: Path, cli) -> None:
+    header = "; Computer: test\n"
+    lines = ["1 0 5 120 4 -1 -1 4 -1 -1 1 1 1 -1 -1 -1 -1 -1\n",
+             "2 60 5 -1 4 -1 -1 4 -1 -1 1 1 1 -1 -1 -1 -1 -1\n",       # no run time
+             "3 120 5 600 300 -1 -1 300 -1 -1 1 1 1 -1 -1 -1 -1 -1\n"]  # wider than 128
+    trace = tmp_path / "t.swf"
+    trace.write_text(header + "".join(lines))
+    out = tmp_path / "g.json"
+    code, _, err = cli("import-swf", trace, "--family", "gang", "--deadline-factor", "3",
+                       "-o", out)
+    assert code == 0, err
+    family, instance = __import__("hybridsched").load_instance(out)
+    assert family.name == "gang" and instance.n_jobs == 2
+    assert list(instance.parallelism) == [4, 300]
+    assert instance.instructions[0] == pytest.approx(2.0)      # 120 s in minutes
+    assert instance.deadline[0] == pytest.approx(6.0)          # 3 x run time
+    assert instance.arrival[1] == pytest.approx(2.0)
+    result = run_method("gang", "cplmt", instance)
+    assert result.objective == 1 and "needs 300" in result.solution.dropped[1]
+    code, _, err = cli("import-swf", trace, "--family", "gang", "--alpha", "2", "-o", out)
+    assert code == 2 and "--alpha" in err
