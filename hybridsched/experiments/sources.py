@@ -39,7 +39,8 @@ MAX_INT = 2**63 - 1
 
 #: Generator name (a family) -> family of the instances it makes.
 GENERATOR_FAMILIES: dict[str, str] = {"hybrid-deadline": "hybrid-deadline",
-                                      "bot-sites": "bot-sites", "malleable": "malleable"}
+                                      "bot-sites": "bot-sites", "malleable": "malleable",
+                                      "gang": "gang"}
 #: Importer name -> family of the instances it makes.
 IMPORTERS: dict[str, str] = {"etc": "bot-sites", "swf": "hybrid-deadline"}
 
@@ -174,6 +175,15 @@ class MalleableOptions(_Options):
     tree: str | None = None
 
 
+class GangOptions(_Options):
+    """Options of the ``gang`` generator (those of ``generate gang``)."""
+
+    jobs: Annotated[Int, Field(ge=0, le=10**6)] = 1000
+    rate: Annotated[Real, Field(gt=0)] | None = None
+    scenario: Literal["table1", "table2"] = "table1"
+    vms: Annotated[Int, Field(ge=1, le=100_000)] = 120
+
+
 class EtcOptions(_Options):
     """The ``etc`` importer takes no option."""
 
@@ -190,7 +200,8 @@ class SwfOptions(_Options):
 
 _GENERATOR_MODELS: dict[str, type[_Options]] = {"hybrid-deadline": HybridDeadlineOptions,
                                                 "bot-sites": BotSitesOptions,
-                                                "malleable": MalleableOptions}
+                                                "malleable": MalleableOptions,
+                                                "gang": GangOptions}
 _IMPORTER_MODELS: dict[str, type[_Options]] = {"etc": EtcOptions, "swf": SwfOptions}
 
 
@@ -428,6 +439,11 @@ class InstanceSource:
                                       name=_bot_sites_name(parsed, self.seed))
         if isinstance(parsed, MalleableOptions):
             return _generate_malleable(parsed, self._seed())
+        if isinstance(parsed, GangOptions):
+            from hybridsched.gang.generator import generate as generate_gang
+
+            return generate_gang(parsed.jobs, parsed.rate, parsed.scenario, self._seed(),
+                                 vms=parsed.vms)
         from hybridsched.hybrid_deadline.generator import generate
 
         assert isinstance(parsed, HybridDeadlineOptions)
