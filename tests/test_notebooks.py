@@ -11,7 +11,8 @@ from nbclient import NotebookClient
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 
 
-@pytest.mark.parametrize("name", ["hybrid_deadline.ipynb", "overview.ipynb", "malleable.ipynb"])
+@pytest.mark.parametrize("name", ["hybrid_deadline.ipynb", "overview.ipynb", "malleable.ipynb",
+                                  "gang.ipynb"])
 def test_notebook_runs_at_small_size(name, monkeypatch):
     monkeypatch.setenv("HYBRIDSCHED_NB_SIZE", "small")
     notebook = nbformat.read(NOTEBOOKS / name, as_version=4)

@@ -26,7 +26,7 @@ def _online(name: str, policy: Policy, description: str) -> None:
 
 _online("cplmt", cplmt, "CPLMT: scarce jobs first, min mt, tasks near the standard time")
 _online("fifo", fifo, "First in, first out on the first usable VMs (strict)")
-_online("fair", fair, "Fair: arrival order, a job that cannot start does not block others")
+_online("fair", fair, "Fair: max-min fair share of the free VMs among waiting jobs")
 _online("asjs", asjs, "ASJS: each job waits for its best-scored VMs (speed and bandwidth)")
 _online("cmms", cmms, "Cloud Min-min: smallest completion time first, fastest VMs")
 

@@ -7,13 +7,15 @@ order, each on the first (lowest-index) ``parallelism`` usable VMs. *Reading*:
 strict FIFO, the head of the queue blocks the jobs behind it while it waits
 (the drop rule removes it once its latest start has passed).
 
-Fair (the Hadoop fair scheduler, [22, 23]): free slots go to the job with
-the fewest running tasks. *Reading*: a waiting gang job runs no task, so all
-waiting jobs tie and are served in arrival order, but, unlike FIFO, a job
-that cannot start now does not hold back the jobs behind it (each gets its
-share of the free VMs as soon as there are enough); VMs: the first usable.
-(The paper's remark that Fair lends a job more VMs than its parallelism
-does not fit identical gang tasks, which cannot be split.)
+Fair (the Hadoop fair scheduler, [22, 23]): the free VMs are shared fairly
+among the waiting jobs. *Reading* (max-min fair sharing, gang tasks being
+unsplittable): each round, every waiting job's share is the number of free
+VMs divided by the number of waiting jobs; the jobs whose parallelism fits
+within their share start (arrival order); when none fits, the job with the
+smallest parallelism that can start gets its VMs (the one furthest below its
+share relative to its demand); repeat until no job can start. VMs: the first
+usable. (The paper's remark that Fair lends a job more VMs than its
+parallelism does not fit identical gang tasks, which cannot be split.)
 
 ASJS (adaptive scoring job scheduling, [23]): every VM gets a score from its
 computing power and bandwidth, ``0.5 speed / max speed + 0.5 bandwidth / max
@@ -52,16 +54,29 @@ def fifo(state: DecisionState) -> list[tuple[int, np.ndarray]]:
 
 
 def fair(state: DecisionState) -> list[tuple[int, np.ndarray]]:
-    """Arrival order without blocking: every job that can start now starts."""
+    """Max-min fair sharing of the free VMs among the waiting jobs (see above)."""
     usable = state.usable.copy()
+    p = state.instance.parallelism[state.waiting]
+    open_jobs = np.ones(len(state.waiting), dtype=bool)
+    free = int(usable.any(axis=0).sum())
     chosen = []
-    for k, j in enumerate(state.waiting):
-        p = int(state.instance.parallelism[j])
-        vms = np.flatnonzero(usable[k])
-        if len(vms) >= p:
-            vms = vms[:p]
+    while open_jobs.any():
+        startable = open_jobs & (usable.sum(axis=1) >= p)
+        if not startable.any():
+            break
+        share = free / int(open_jobs.sum())
+        within = np.flatnonzero(startable & (p <= share))
+        picks = within if within.size else [int(np.lexsort((np.arange(len(p)),
+                                                            np.where(startable, p, 10**9)))[0])]
+        for k in picks:
+            vms = np.flatnonzero(usable[k])
+            if len(vms) < p[k]:
+                continue
+            vms = vms[: int(p[k])]
             usable[:, vms] = False
-            chosen.append((int(j), vms))
+            open_jobs[k] = False
+            free -= len(vms)
+            chosen.append((int(state.waiting[k]), vms))
     return chosen
 
 
