@@ -154,3 +154,21 @@ def test_swf_records_become_gang_jobs(tmp_path: Path, cli) -> None:
     assert result.objective == 1 and "needs 300" in result.solution.dropped[1]
     code, _, err = cli("import-swf", trace, "--family", "gang", "--alpha", "2", "-o", out)
     assert code == 2 and "--alpha" in err
+
+
+@pytest.mark.parametrize("where, value, fragment", [
+    (("vms", 0, "speed"), 0, "vms.0.speed"),
+    (("vms", 1, "memory"), -2, "vms.1.memory"),
+    (("jobs", 2, "parallelism"), 0, "jobs.2.parallelism"),
+    (("jobs", 2, "instructions"), "9", "jobs.2.instructions"),
+    (("jobs", 2, "bandwidth"), 0, "jobs.2.bandwidth"),
+    (("jobs", 3, "arrival"), -1, "jobs.3.arrival"),
+])
+def test_bad_instance_files_are_one_line_errors(tmp_path: Path, cli, where, value,
+                                                fragment: str) -> None:
+    document = files.instance_to_dict(generate(5, 2.0, "table1", seed=0, vms=4))
+    document[where[0]][where[1]][where[2]] = value
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(document))
+    code, _, err = cli("simulate", "gang", path, "--method", "cplmt")
+    assert code == 2 and len(err.strip().splitlines()) == 1 and fragment in err, err
