@@ -11,7 +11,12 @@ import typer
 from hybridsched.cli import ui
 from hybridsched.cli.app import EXIT_CODES, generate_app, simulate_app
 from hybridsched.cli.options import RequiredOutput, Seed, finite
-from hybridsched.cli.simulating import generator_options_given, show, simulate
+from hybridsched.cli.simulating import (
+    generator_options_given,
+    save_instance_file,
+    show,
+    simulate,
+)
 from hybridsched.io.outputs import check_output_path
 
 #: Most jobs ``generate gang`` and ``simulate gang`` accept.
@@ -53,12 +58,9 @@ def generate_gang(
     name: Annotated[str | None, typer.Option(help="Instance name.")] = None,
 ) -> None:
     """Parallel (gang) jobs with memory and bandwidth demands (Wang et al. 2018)."""
-    from hybridsched.families import get_family
-    from hybridsched.storage import save_instance
-
     target = check_output_path(output, "-o", allow_stdout=True)
     instance = _generate(jobs, rate, scenario, seed, vms, name)
-    save_instance(target, get_family("gang"), instance)
+    save_instance_file(target, "gang", instance)
     ui.note(f"wrote {output}: {instance.n_jobs} jobs, {instance.n_vms} VMs")
 
 

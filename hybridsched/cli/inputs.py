@@ -20,6 +20,7 @@ from hybridsched.cli.options import (
     check_bot_sizes,
     finite,
 )
+from hybridsched.cli.simulating import save_instance_file
 from hybridsched.io.limits import MAX_PROCESSORS, MAX_TASKS
 from hybridsched.io.outputs import check_output_path
 
@@ -39,13 +40,6 @@ _GANG_OPTIONS = ("vms", "deadline_factor", "time_unit")
 _PRESET_REPLACES = ("sites", "bots", "tasks_per_bot", "procs_per_site", "scenario",
                     "consistent", "seed", "dependency", "private_share", "communication",
                     "storage", "hard_limits", "tightness", "name")
-
-
-def _save(output: Path, family_name: str, instance: Any) -> None:
-    from hybridsched.families import get_family
-    from hybridsched.storage import save_instance
-
-    save_instance(output, get_family(family_name), instance)
 
 
 @generate_app.command("hybrid-deadline", epilog=EXIT_CODES)
@@ -69,7 +63,7 @@ def generate_hybrid_deadline(
     target = check_output_path(output, "-o", allow_stdout=True)
     parsed: Any = "mixed" if alpha is Alpha.MIXED else int(alpha.value)
     instance = generate(tasks, parsed, seed, pms=pms, local_share=local_share, name=name)
-    _save(target, "hybrid-deadline", instance)
+    save_instance_file(target, "hybrid-deadline", instance)
     ui.note(f"wrote {output}: {instance.n_tasks} tasks, {len(instance.pms)} PMs")
 
 
@@ -134,7 +128,7 @@ def generate_bot_sites(
             private_share=private_share, communication=communication, storage=storage,
             hard_limits=hard_limits, tightness=tightness, name=name,
         )
-    _save(target, "bot-sites", instance)
+    save_instance_file(target, "bot-sites", instance)
     ui.note(f"wrote {output}: {instance.n_bots} BoTs, {int(sum(instance.tasks))} tasks, "
             f"{instance.n_sites} sites")
 
@@ -192,14 +186,14 @@ def import_swf(
 
         found = gang_from_trace(records, vms=vms, time_unit_s=time_unit,
                                 deadline_factor=deadline_factor, limit=limit, name=name)
-        _save(target, "gang", found.instance)
+        save_instance_file(target, "gang", found.instance)
         reasons = ", ".join(f"{n} with {why}" for why, n in found.skipped.items())
         ui.note(f"wrote {output}: {found.used_records} jobs on {vms} VMs"
                 + (f"; skipped {reasons}" if reasons else ""))
         return
     imported = instance_from_trace(records, alpha=alpha, grouping=grouping.value,
                                    window_s=window, limit=limit, pms=pms, name=name)
-    _save(target, "hybrid-deadline", imported.instance)
+    save_instance_file(target, "hybrid-deadline", imported.instance)
     reasons = ", ".join(f"{n} with {why}" for why, n in imported.skipped.items())
     ui.note(f"wrote {output}: {imported.instance.n_tasks} tasks from "
             f"{imported.used_records} records; skipped {imported.skipped_records} records"
@@ -219,5 +213,5 @@ def import_etc(
 
     target = check_output_path(output, "-o", inputs=[etc_file], allow_stdout=True)
     instance = read_etc(etc_file)
-    _save(target, "bot-sites", instance)
+    save_instance_file(target, "bot-sites", instance)
     ui.note(f"wrote {output}: {instance.n_bots} tasks x {instance.n_sites} machines")

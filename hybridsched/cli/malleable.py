@@ -11,7 +11,12 @@ import typer
 from hybridsched.cli import ui
 from hybridsched.cli.app import EXIT_CODES, app, generate_app, simulate_app
 from hybridsched.cli.options import RequiredOutput, Seed, finite
-from hybridsched.cli.simulating import generator_options_given, show, simulate
+from hybridsched.cli.simulating import (
+    generator_options_given,
+    save_instance_file,
+    show,
+    simulate,
+)
 from hybridsched.io.outputs import check_output_path
 
 #: Most jobs ``generate malleable`` and ``simulate malleable`` accept.
@@ -69,13 +74,6 @@ def _generate(jobs: int, mix: Mix, seed: int, tree: Path | None, serial_fraction
                     name=name or f"malleable-{mix.value}-{jobs}-{platform.name}-s{seed}")
 
 
-def _save(path: Path, instance: Any) -> None:
-    from hybridsched.families import get_family
-    from hybridsched.storage import save_instance
-
-    save_instance(path, get_family("malleable"), instance)
-
-
 @generate_app.command("malleable", epilog=EXIT_CODES)
 def generate_malleable(
     output: RequiredOutput,
@@ -90,7 +88,7 @@ def generate_malleable(
     target = check_output_path(output, "-o", allow_stdout=True,
                                inputs=[tree] if tree is not None else [])
     instance = _generate(jobs, mix, seed, tree, serial_fraction, name)
-    _save(target, instance)
+    save_instance_file(target, "malleable", instance)
     ui.note(f"wrote {output}: {instance.n_jobs} jobs, {instance.n_resources} resources")
 
 

@@ -21,6 +21,14 @@ from hybridsched.io.outputs import check_output_path
 from hybridsched.result import Result
 
 
+def save_instance_file(path: Path, family_name: str, instance: Any) -> None:
+    """Write ``instance`` of ``family_name`` to ``path`` (atomically; ``-``: standard output)."""
+    from hybridsched.families import get_family
+    from hybridsched.storage import save_instance
+
+    save_instance(path, get_family(family_name), instance)
+
+
 def generator_options_given(ctx: typer.Context, names: Sequence[str]) -> list[str]:
     """Generator options typed on the command line (``--seed`` is not one: it also seeds)."""
     return [o for o in names if o != "seed"
@@ -38,7 +46,6 @@ def simulate(family_name: str, method: str, *, instance_file: Path | None,
     from hybridsched.families import get_family
     from hybridsched.registry import run_method
     from hybridsched.storage import load_instance
-    from hybridsched.storage import save_instance as write_instance
 
     if instance_file is not None and given:
         raise InputError(f"option --{given[0].replace('_', '-')}: give an instance file or "
@@ -58,7 +65,7 @@ def simulate(family_name: str, method: str, *, instance_file: Path | None,
     else:
         instance = make_instance()
     if "--save-instance" in targets:
-        write_instance(targets["--save-instance"], family, instance)
+        save_instance_file(targets["--save-instance"], family_name, instance)
         ui.note(f"wrote {save_instance}")
     with ui.spinner(f"simulating {family.size(instance) if family.size else ''} jobs"):
         result = run_method(family_name, method, instance, **options)

@@ -24,7 +24,6 @@ that solver tolerances never leak into the checked schedule.
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -35,7 +34,7 @@ from hybridsched.budget import TimeBudget
 from hybridsched.gang.checker import TIME_TOL, check
 from hybridsched.gang.instance import Instance
 from hybridsched.gang.solution import Solution, from_starts
-from hybridsched.progress import record_solver_statistics
+from hybridsched.models.pulp_highs import has_incumbent, solve_and_read
 from hybridsched.result import Result, Status
 
 #: Most ordering binaries built (pairs of jobs x shared VMs).
@@ -142,16 +141,11 @@ def solve(instance: Instance, time_limit: float | None = None) -> Result:
     model = build(instance)
     solver = pulp.HiGHS(msg=False, threads=1, gapRel=0.0,
                         timeLimit=budget.remaining() if budget.limited else None)
-    began = time.perf_counter()
-    model.problem.solve(solver)
-    highs = model.problem.solverModel
-    info = highs.getInfo()
-    record_solver_statistics(solves=1, solver_s=time.perf_counter() - began,
-                             mip_nodes=max(0, int(info.mip_node_count)))
-    status = highs.modelStatusToString(highs.getModelStatus())
+    code, info = solve_and_read(model.problem, solver)
+    status = model.problem.solverModel.modelStatusToString(code)
     dual = float(info.mip_dual_bound)
     bound = max(cheap, math.ceil(dual - 1e-6)) if math.isfinite(dual) else cheap
-    if info.primal_solution_status != 2:
+    if not has_incumbent(info):
         from hybridsched.errors import MethodFailedError
 
         raise MethodFailedError(f"HiGHS: {status} without a schedule")

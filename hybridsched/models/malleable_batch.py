@@ -113,7 +113,7 @@ from hybridsched.malleable.checker import check, evaluate
 from hybridsched.malleable.instance import Instance, Resource, ResourceType
 from hybridsched.malleable.solution import Solution, from_pieces
 from hybridsched.malleable.speedup import minutes_needed, rate
-from hybridsched.progress import record_solver_statistics
+from hybridsched.models.pulp_highs import has_incumbent, solve_and_read
 from hybridsched.result import Result, Status
 
 #: Objectives the model minimises (names of the checker's metrics).
@@ -815,13 +815,8 @@ def solve(instance: Instance, objective: str = "penalised_a", time_limit: float 
                 raise _EmptyGrid
             solver = _Highs(budget, model.columns(), _start_values(model, placements))
             _check(budget, len(model.x), "starting HiGHS")
-            began = time.perf_counter()
-            model.problem.solve(solver)
+            status, info = solve_and_read(model.problem, solver)
             highs = model.problem.solverModel
-            info = highs.getInfo()
-            record_solver_statistics(solves=1, solver_s=time.perf_counter() - began,
-                                     mip_nodes=max(0, int(info.mip_node_count)))
-            status = highs.getModelStatus()
             kinds = highspy.HighsModelStatus
             if status == kinds.kInfeasible:
                 # No grid schedule at all: every schedule lies outside the grid.
@@ -835,7 +830,7 @@ def solve(instance: Instance, objective: str = "penalised_a", time_limit: float 
                 grid_bound) else -math.inf  # grid infeasible yet exact: trust neither
             bound = max(lower, min(grid_bound, tail))
             notes.append(f"HiGHS: {highs.modelStatusToString(status)}")
-            if info.primal_solution_status == 2:  # kSolutionStatusFeasible
+            if has_incumbent(info):
                 try:
                     candidate = extract(model)
                 except ValueError as err:
