@@ -1,0 +1,217 @@
+"""PROMETHEE II net flows: the pairwise definition, and an exact O(n log n) fast path.
+
+For ``n`` alternatives (rows) and criteria (columns), each with a target
+(``"max"`` or ``"min"``), a weight (weights sum to 1) and a preference
+function ``P`` of the deviation ``d`` (the better value minus the other):
+
+``usual``     ``P = 1`` if ``d > 0``
+``vshape``    ``P = d / p`` on ``(0, p]``, 1 above (Linear without indifference)
+``linear``    ``P = (d - q) / (p - q)`` on ``(q, p]``, 1 above, 0 up to ``q``
+``level``     ``P = 1/2`` on ``(q, p]``, 1 above, 0 up to ``q``
+``gaussian``  ``P = 1 - exp(-d^2 / (2 s^2))`` if ``d > 0``
+
+The positive flow of ``a`` is ``sum_b sum_c w_c P_c(d_c(a, b)) / (n - 1)``,
+the negative flow the same with ``a`` and ``b`` swapped, and the net flow
+their difference (the normalisation of pymcdm and pyrepo-mcda).
+
+**Fast path** (Calders and Van Assche, *PROMETHEE is not quadratic*, 2018):
+for the piecewise-linear functions (usual, vshape, linear, level) each
+criterion's sums ``sum_b P(x_a - x_b)`` are counts and sums of the sorted
+values in two ranges, found by binary search and prefix sums: O(n log n)
+per criterion instead of O(n^2). The Gaussian keeps the pairwise path,
+vectorised in chunks of rows. Both paths give the same flows (tested to
+1e-9 on random and tie-heavy matrices).
+
+**The paper's Linear threshold**: :func:`pairwise_deviation_std` is the
+standard deviation of the absolute deviations ``|x_a - x_b|`` over the
+``n (n - 1) / 2`` pairs, also exact in O(n log n) (the sum of ``|x_a - x_b|``
+over pairs is ``sum_k (2k - n + 1) s_k`` for the sorted values ``s``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Literal
+
+import numpy as np
+
+from hybridsched.errors import InputError
+
+Function = Literal["usual", "vshape", "linear", "level", "gaussian"]
+FUNCTIONS: tuple[str, ...] = ("usual", "vshape", "linear", "level", "gaussian")
+FAST_FUNCTIONS = ("usual", "vshape", "linear", "level")
+#: Rows per chunk of the pairwise path (bounds its memory to chunk x n floats).
+CHUNK_ROWS = 512
+#: Tolerance of the weights' sum.
+WEIGHT_TOL = 1e-9
+
+
+@dataclass(frozen=True)
+class Criterion:
+    """One criterion: target, weight, preference function and its thresholds.
+
+    ``q`` (indifference) is used by ``linear`` and ``level``; ``p``
+    (preference) by ``vshape``, ``linear`` and ``level`` (``None``: the
+    standard deviation of the pairwise deviations of the criterion's values,
+    the pull paper's Linear threshold, computed from the same sort); ``s`` by
+    ``gaussian``.
+    """
+
+    target: Literal["min", "max"] = "max"
+    weight: float = 1.0
+    function: Function = "usual"
+    q: float = 0.0
+    p: float | None = 1.0
+    s: float = 1.0
+
+
+def check_criteria(criteria: Sequence[Criterion], where: str = "criteria") -> None:
+    """One-line :class:`InputError` for weights, targets, functions or thresholds that are wrong."""
+    if not criteria:
+        raise InputError(f"{where}: at least one criterion is needed")
+    weights = [c.weight for c in criteria]
+    if any(not math.isfinite(w) or w < 0 for w in weights):
+        raise InputError(f"{where}: weights must be finite and >= 0, got {weights}")
+    if abs(sum(weights) - 1.0) > WEIGHT_TOL:
+        raise InputError(f"{where}: weights must sum to 1, got {sum(weights):g}")
+    for k, c in enumerate(criteria):
+        if c.target not in ("min", "max"):
+            raise InputError(f"{where}.{k}: target must be min or max, got {c.target!r}")
+        if c.function not in FUNCTIONS:
+            raise InputError(f"{where}.{k}: unknown preference function {c.function!r} "
+                             f"(known: {', '.join(FUNCTIONS)})")
+        values = (c.q, 1.0 if c.p is None else c.p, c.s)
+        if any(not math.isfinite(v) or v < 0 for v in values):
+            raise InputError(f"{where}.{k}: thresholds must be finite and >= 0")
+        if c.p is None:
+            continue
+        if c.function in ("linear", "level") and c.q > c.p:
+            raise InputError(f"{where}.{k}: q ({c.q:g}) > p ({c.p:g})")
+        if c.function == "linear" and c.q == c.p:
+            raise InputError(f"{where}.{k}: linear needs q < p (use level for a step)")
+        if c.function == "vshape" and c.p <= 0:
+            raise InputError(f"{where}.{k}: vshape needs p > 0")
+        if c.function == "gaussian" and c.s <= 0:
+            raise InputError(f"{where}.{k}: gaussian needs s > 0")
+
+
+def preference(d: np.ndarray, c: Criterion) -> np.ndarray:
+    """``P(d)`` of criterion ``c`` (element-wise)."""
+    if c.function == "usual":
+        return (d > 0).astype(float)
+    if c.function == "vshape":
+        return np.where(d <= 0, 0.0, np.where(d > c.p, 1.0, d / c.p))
+    if c.function == "linear":
+        return np.where(d <= c.q, 0.0, np.where(d > c.p, 1.0, (d - c.q) / (c.p - c.q)))
+    if c.function == "level":
+        return np.where(d <= c.q, 0.0, np.where(d > c.p, 1.0, 0.5))
+    return np.where(d > 0, 1.0 - np.exp(-(d * d) / (2.0 * c.s * c.s)), 0.0)
+
+
+def _oriented(column: np.ndarray, c: Criterion) -> np.ndarray:
+    """Values such that larger is better."""
+    return column if c.target == "max" else -column
+
+
+def _with_p(c: Criterion, p: float) -> Criterion:
+    """``c`` with its ``p`` resolved (values all equal: no spread, a step just above ``q``)."""
+    return replace(c, p=max(p, c.q + 1e-12) if c.function in ("linear", "vshape") else p)
+
+
+def _pairwise_sums(x: np.ndarray, c: Criterion) -> tuple[np.ndarray, np.ndarray]:
+    """``sum_b P(x_a - x_b)`` and ``sum_b P(x_b - x_a)`` by the definition (chunked)."""
+    if c.p is None:
+        c = _with_p(c, pairwise_deviation_std(x))
+    n = len(x)
+    given, taken = np.zeros(n), np.zeros(n)
+    for first in range(0, n, CHUNK_ROWS):
+        rows = slice(first, min(first + CHUNK_ROWS, n))
+        d = x[rows, None] - x[None, :]
+        given[rows] = preference(d, c).sum(axis=1)
+        taken[rows] = preference(-d, c).sum(axis=1)
+    return given, taken
+
+
+def _fast_sums(x: np.ndarray, c: Criterion) -> tuple[np.ndarray, np.ndarray]:
+    """The same sums in O(n log n): counts and prefix sums over the sorted values.
+
+    The work is done in sorted order (monotone queries make the binary searches
+    cache-friendly) and scattered back to the rows' order at the end.
+    """
+    order = np.argsort(x, kind="stable")
+    s = x[order]
+    n = len(s)
+    if c.p is None:
+        c = _with_p(c, _sorted_deviation_std(s))
+    if c.function == "usual":
+        # P(x_a - x_b) = 1 iff x_b < x_a; P(x_b - x_a) = 1 iff x_b > x_a.
+        given_sorted = np.searchsorted(s, s, side="left").astype(float)
+        taken_sorted = (n - np.searchsorted(s, s, side="right")).astype(float)
+    else:
+        q = 0.0 if c.function == "vshape" else c.q
+        p = c.p
+        # Given: d = x_a - x_b, full when x_b < x_a - p, partial when x_a - p <= x_b < x_a - q.
+        full_lo = np.searchsorted(s, s - p, side="left")
+        part_lo = np.searchsorted(s, s - q, side="left")
+        # Taken: d = x_b - x_a, full when x_b > x_a + p, partial when x_a + q < x_b <= x_a + p.
+        upper = np.searchsorted(s, s + p, side="right")  # end of the partial range above
+        lower = np.searchsorted(s, s + q, side="right")
+        full_hi = n - upper
+        if c.function == "level":
+            given_sorted = full_lo + 0.5 * (part_lo - full_lo)
+            taken_sorted = full_hi + 0.5 * (upper - lower)
+        else:
+            prefix = np.concatenate([[0.0], np.cumsum(s)])
+            width = p - q
+            given_sorted = full_lo + ((part_lo - full_lo) * (s - q)
+                                      - (prefix[part_lo] - prefix[full_lo])) / width
+            taken_sorted = full_hi + ((prefix[upper] - prefix[lower])
+                                      - (upper - lower) * (s + q)) / width
+    given, taken = np.empty(n), np.empty(n)
+    given[order] = given_sorted
+    taken[order] = taken_sorted
+    return given, taken
+
+
+def flows(matrix: np.ndarray, criteria: Sequence[Criterion], method: str = "auto"
+          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Positive, negative and net flows of the rows of ``matrix``.
+
+    ``method``: ``"fast"`` (usual, vshape, linear, level only), ``"pairwise"``,
+    or ``"auto"`` (fast where it applies, pairwise for the Gaussian).
+    """
+    matrix = np.asarray(matrix, dtype=float)
+    n = matrix.shape[0]
+    plus, minus = np.zeros(n), np.zeros(n)
+    if n < 2:
+        return plus, minus, plus - minus
+    for k, c in enumerate(criteria):
+        x = _oriented(matrix[:, k], c)
+        fast = method == "fast" or (method == "auto" and c.function in FAST_FUNCTIONS)
+        if fast and c.function not in FAST_FUNCTIONS:
+            raise ValueError(f"no fast path for the {c.function} preference function")
+        given, taken = _fast_sums(x, c) if fast else _pairwise_sums(x, c)
+        plus += c.weight * given
+        minus += c.weight * taken
+    plus /= n - 1
+    minus /= n - 1
+    return plus, minus, plus - minus
+
+
+def pairwise_deviation_std(values: np.ndarray) -> float:
+    """Standard deviation of ``|x_a - x_b|`` over the pairs ``a < b``, in O(n log n)."""
+    return _sorted_deviation_std(np.sort(np.asarray(values, dtype=float)))
+
+
+def _sorted_deviation_std(x: np.ndarray) -> float:
+    """:func:`pairwise_deviation_std` of already sorted values (O(n))."""
+    n = len(x)
+    if n < 2:
+        return 0.0
+    pairs = n * (n - 1) / 2
+    mean_abs = float(np.sum((2 * np.arange(n) - n + 1) * x)) / pairs
+    centred = x - x.mean()  # sum over pairs of d^2 = n * sum (x - mean)^2
+    mean_square = n * float(np.sum(centred * centred)) / pairs
+    return math.sqrt(max(mean_square - mean_abs * mean_abs, 0.0))
