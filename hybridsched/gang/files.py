@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from hybridsched.errors import InputError
-from hybridsched.gang.instance import Instance
+from hybridsched.gang.instance import Instance, check_size
 from hybridsched.gang.schema import InstanceDoc, ReferenceDoc, SolutionDoc
 from hybridsched.gang.solution import from_starts
 from hybridsched.io.documents import compact_number, first_duplicate
@@ -28,6 +28,7 @@ def instance_from_dict(document: Any, source: str = "<instance>") -> Instance:
         if dup is not None:
             raise InputError(f"{source}: field {what}: duplicate id {dup!r}")
     jobs, vms = doc.jobs, doc.vms
+    check_size(len(jobs), len(vms), source)
     return Instance(
         name=doc.name,
         job_ids=tuple(j.id for j in jobs),

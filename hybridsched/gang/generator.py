@@ -21,7 +21,8 @@ from typing import Literal
 import numpy as np
 
 from hybridsched.errors import InputError
-from hybridsched.gang.instance import Instance
+from hybridsched.gang.instance import Instance, check_size
+from hybridsched.gang.schema import MAX_TIME
 
 Scenario = Literal["table1", "table2"]
 SCENARIOS = ("table1", "table2")
@@ -43,8 +44,13 @@ def generate(jobs: int, rate: float | None = None, scenario: Scenario = "table1"
         raise InputError(f"rate: must be a finite number > 0, got {rate}")
     if not 1 <= vms <= 10**5:
         raise InputError(f"vms: must be between 1 and 100000, got {vms}")
+    check_size(jobs, vms, "generate gang")
     rng = np.random.default_rng(seed)
-    arrival = np.cumsum(rng.exponential(1.0 / rate, jobs))
+    with np.errstate(over="ignore"):
+        arrival = np.cumsum(rng.exponential(1.0 / rate, jobs))
+    if jobs and not arrival[-1] <= MAX_TIME - 6:  # the latest deadline must fit too
+        raise InputError(f"rate: {rate:g} jobs per time unit is too low for {jobs} jobs "
+                         f"(arrivals would pass time {MAX_TIME:g}, the latest accepted)")
     parallelism = rng.integers(1, 9, jobs)
     deadline = rng.integers(1, 7, jobs).astype(float)
     if scenario == "table1":

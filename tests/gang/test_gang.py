@@ -172,3 +172,15 @@ def test_bad_instance_files_are_one_line_errors(tmp_path: Path, cli, where, valu
     path.write_text(json.dumps(document))
     code, _, err = cli("simulate", "gang", path, "--method", "cplmt")
     assert code == 2 and len(err.strip().splitlines()) == 1 and fragment in err, err
+
+
+def test_sizes_and_rates_beyond_the_limits_are_one_line_errors(cli) -> None:
+    for argv, fragment in [(("simulate", "gang", "--jobs", "1000000", "--vms", "100000"),
+                            "(job, VM) pairs"),
+                           (("simulate", "gang", "--jobs", "10", "--rate", "1e-8"),
+                            "too low"),
+                           (("simulate", "malleable", "--jobs", "1000000", "--tree",
+                             str(Path(__file__).parents[2] / "examples" / "trees"
+                                 / "hundred-leaves.toml")), "(job, resource) pairs")]:
+        code, _, err = cli(*argv)
+        assert code == 2 and len(err.strip().splitlines()) == 1 and fragment in err, err
