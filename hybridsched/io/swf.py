@@ -133,7 +133,11 @@ def _open(path: Path):  # noqa: ANN202 (a binary file object)
     return gzip.open(path, "rb") if compressed else open(path, "rb")
 
 
-def _lines(path: Path) -> Iterator[bytes]:
+def text_lines(path: Path, kind: str = "SWF") -> Iterator[bytes]:
+    """The lines of a (possibly gzip-compressed) text trace, with one-line errors.
+
+    ``kind`` names the expected format in the error for an overlong line.
+    """
     try:
         with _open(path) as handle:
             number = 0
@@ -144,7 +148,7 @@ def _lines(path: Path) -> Iterator[bytes]:
                 number += 1
                 if len(line) > MAX_LINE_BYTES:
                     raise InputError(f"{path}:{number}: line longer than {MAX_LINE_BYTES} "
-                                     "bytes (is this an SWF file?)")
+                                     f"bytes (is this an {kind} file?)")
                 yield line
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
@@ -201,7 +205,7 @@ def read_swf(path: str | Path, *, progress: Callable[[int], None] | None = None)
     """
     path = Path(path)
     trace = SWFTrace(str(path))
-    for number, raw in enumerate(_lines(path), start=1):
+    for number, raw in enumerate(text_lines(path), start=1):
         text = raw.decode("utf-8", errors="replace")
         stripped = text.strip()
         if not stripped:
