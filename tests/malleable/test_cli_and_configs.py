@@ -221,3 +221,11 @@ def test_graphml_errors_name_the_node(tmp_path: Path, edit, fragment: str) -> No
     with pytest.raises(InputError, match=fragment) as caught:
         load_platform(tmp_path / "bad.graphml")
     assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("name", ["paper.graphml", "paper.json"])
+def test_the_example_tree_files_match_the_toml_config(name: str) -> None:
+    toml = load_platform(TREES / "paper.toml")
+    other = load_platform(TREES / name)
+    assert set(other.resources) == set(toml.resources)
+    assert set(other.tree.edges) == set(toml.tree.edges)
