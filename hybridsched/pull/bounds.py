@@ -1,0 +1,69 @@
+"""A lower bound on the makespan of a pull instance, from the availability trace alone.
+
+No schedule can finish before (a) the platform has offered enough CPU work to
+run every instruction once, counting each host's capacity only while it is
+available and from the first arrival on, nor before (b) the largest work unit
+could end on the fastest host that is available long enough for it, started
+no earlier than its arrival. The bound is the larger of the two. Verification
+replicas, errors and delays only add work, so it holds for every method.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from hybridsched.pull.instance import Instance
+
+
+def capacity_bound(instance: Instance) -> float:
+    """Earliest time the available capacity (from the first arrival) covers all the work."""
+    work = float(instance.noi.sum())
+    if work <= 0:
+        return float(instance.arrival.min(initial=0.0))
+    start = float(instance.arrival.min())
+    # Rate changes: each window adds cpu at its (clipped) start and removes it at its end.
+    times, deltas = [], []
+    for h, spans in enumerate(instance.windows):
+        for a, b in spans:
+            a = max(a, start)
+            if b > a:
+                times += [a, b]
+                deltas += [float(instance.cpu[h]), -float(instance.cpu[h])]
+    if not times:
+        return math.inf
+    order = np.argsort(times, kind="stable")
+    t = np.asarray(times)[order]
+    rate = np.cumsum(np.asarray(deltas)[order])
+    done, now = 0.0, float(t[0])
+    for k in range(len(t)):
+        following = t[k + 1] if k + 1 < len(t) else math.inf
+        r = rate[k]
+        if r > 0 and done + r * (following - now) >= work:
+            return now + (work - done) / r
+        if math.isfinite(following):
+            done += r * (following - now)
+            now = float(following)
+    return math.inf
+
+
+def largest_unit_bound(instance: Instance) -> float:
+    """Earliest end of the largest work unit alone, on any host that can hold it."""
+    if instance.n_units == 0:
+        return 0.0
+    j = int(np.argmax(instance.noi))
+    best = math.inf
+    for h, spans in enumerate(instance.windows):
+        need = float(instance.noi[j]) / float(instance.cpu[h])
+        for a, b in spans:
+            begin = max(a, float(instance.arrival[j]))
+            if b - begin >= need:  # one uninterrupted window (a leaving host loses its task)
+                best = min(best, begin + need)
+                break
+    return best
+
+
+def makespan_lower_bound(instance: Instance) -> float:
+    """``max(capacity bound, largest unit bound)`` (``inf``: no schedule can finish)."""
+    return max(capacity_bound(instance), largest_unit_bound(instance))
