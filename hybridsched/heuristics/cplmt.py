@@ -115,8 +115,7 @@ def _assign(times: np.ndarray, usable: np.ndarray, p: int, standard: float) -> n
     """Algorithm 3: nearest at or below the standard first, then nearest above it."""
     candidates = np.flatnonzero(usable)
     t = times[candidates]
-    below = t <= standard + 1e-12
-    # Below: nearest to the standard = slowest first; above: least excess first.
-    key = np.where(below, standard - t, np.inf)
-    order = np.lexsort((candidates, t, np.where(below, 0, 1), np.where(below, key, 0.0)))
+    above = t > standard + 1e-12
+    # At or below the standard first, then above it; within each, nearest to it first.
+    order = np.lexsort((candidates, np.abs(t - standard), above))
     return np.sort(candidates[order[:p]])

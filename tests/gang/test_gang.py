@@ -184,3 +184,14 @@ def test_sizes_and_rates_beyond_the_limits_are_one_line_errors(cli) -> None:
                                  / "hundred-leaves.toml")), "(job, resource) pairs")]:
         code, _, err = cli(*argv)
         assert code == 2 and len(err.strip().splitlines()) == 1 and fragment in err, err
+
+
+def test_cplmt_assigns_the_vms_nearest_the_standard_below_it_first() -> None:
+    from hybridsched.heuristics.cplmt import _assign
+
+    times = np.array([1.0, 2.0, 3.0, 5.0, 6.0])
+    usable = np.ones(5, dtype=bool)
+    assert list(_assign(times, usable, 2, 3.0)) == [1, 2]      # 2.0 and 3.0, not 5.0
+    assert list(_assign(times, usable, 4, 3.0)) == [0, 1, 2, 3]  # then the nearest above
+    usable[[1, 2]] = False
+    assert list(_assign(times, usable, 2, 3.0)) == [0, 3]
