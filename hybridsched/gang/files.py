@@ -7,11 +7,12 @@ from typing import Any
 import numpy as np
 
 from hybridsched.errors import InputError
-from hybridsched.gang.instance import Instance, check_size
+from hybridsched.gang.instance import Instance
 from hybridsched.gang.schema import InstanceDoc, ReferenceDoc, SolutionDoc
 from hybridsched.gang.solution import from_starts
 from hybridsched.io.documents import compact_number, first_duplicate
 from hybridsched.io.jsonio import parse_model
+from hybridsched.io.limits import check_pairs
 
 
 def instance_from_dict(document: Any, source: str = "<instance>") -> Instance:
@@ -28,7 +29,7 @@ def instance_from_dict(document: Any, source: str = "<instance>") -> Instance:
         if dup is not None:
             raise InputError(f"{source}: field {what}: duplicate id {dup!r}")
     jobs, vms = doc.jobs, doc.vms
-    check_size(len(jobs), len(vms), source)
+    check_pairs(len(jobs), len(vms), "VMs", source)
     return Instance(
         name=doc.name,
         job_ids=tuple(j.id for j in jobs),

@@ -21,8 +21,9 @@ from typing import Literal
 import numpy as np
 
 from hybridsched.errors import InputError
-from hybridsched.gang.instance import Instance, check_size
+from hybridsched.gang.instance import Instance
 from hybridsched.gang.schema import MAX_TIME
+from hybridsched.io.limits import check_pairs
 
 Scenario = Literal["table1", "table2"]
 SCENARIOS = ("table1", "table2")
@@ -44,7 +45,7 @@ def generate(jobs: int, rate: float | None = None, scenario: Scenario = "table1"
         raise InputError(f"rate: must be a finite number > 0, got {rate}")
     if not 1 <= vms <= 10**5:
         raise InputError(f"vms: must be between 1 and 100000, got {vms}")
-    check_size(jobs, vms, "generate gang")
+    check_pairs(jobs, vms, "VMs", "generate gang")
     rng = np.random.default_rng(seed)
     with np.errstate(over="ignore"):
         arrival = np.cumsum(rng.exponential(1.0 / rate, jobs))

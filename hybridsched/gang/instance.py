@@ -17,18 +17,6 @@ from typing import Any
 
 import numpy as np
 
-from hybridsched.errors import InputError
-
-#: Most (job, VM) pairs: policies and the checker keep job-by-VM matrices.
-MAX_PAIRS = 20_000_000
-
-
-def check_size(jobs: int, vms: int, where: str) -> None:
-    """One-line :class:`InputError` when ``jobs x vms`` exceeds :data:`MAX_PAIRS`."""
-    if jobs * vms > MAX_PAIRS:
-        raise InputError(f"{where}: {jobs} jobs x {vms} VMs exceeds {MAX_PAIRS:,} (job, VM) "
-                         "pairs")
-
 
 @dataclass(frozen=True, eq=False)
 class Instance:

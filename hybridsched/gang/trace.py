@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from hybridsched.errors import InputError
-from hybridsched.gang.instance import Instance, check_size
+from hybridsched.gang.instance import Instance
+from hybridsched.io.limits import check_pairs
 from hybridsched.io.swf import SWFTrace
 
 
@@ -63,7 +64,7 @@ def instance_from_trace(trace: SWFTrace, *, vms: int = 128, time_unit_s: float =
         raise InputError(f"{trace.path}: no usable record (a run time and a processor count)")
     submit, procs, run = (np.array(c, dtype=float) for c in zip(*rows, strict=True))
     n = len(rows)
-    check_size(n, vms, trace.path)
+    check_pairs(n, vms, "VMs", trace.path)
     runtime = run / time_unit_s
     return GangTraceImport(
         Instance(

@@ -21,6 +21,23 @@ MAX_SITE_BOT_PAIRS = 10**7
 MAX_JSON_DEPTH = 100
 #: Largest input file read into memory (bytes).
 MAX_INPUT_BYTES = 2**30
+#: Most (job, resource) pairs of an online instance (malleable resources, gang VMs):
+#: schedulers and checkers keep job-by-resource tables.
+MAX_JOB_RESOURCE_PAIRS = 20_000_000
+
+
+def check_pairs(jobs: int, resources: int, kind: str, where: str) -> None:
+    """One-line ``InputError`` when ``jobs x resources`` exceeds :data:`MAX_JOB_RESOURCE_PAIRS`.
+
+    ``kind`` names the resources in the message (``"VMs"``, ``"resources"``).
+    """
+    if jobs * resources > MAX_JOB_RESOURCE_PAIRS:
+        from hybridsched.errors import InputError
+
+        raise InputError(f"{where}: {jobs} jobs x {resources} {kind} exceeds "
+                         f"{MAX_JOB_RESOURCE_PAIRS:,} (job, {kind.rstrip('s')}) pairs")
+
+
 #: Latest minute of a malleable schedule (arrivals, deadlines and simulated ends);
 #: online simulators keep per-minute arrays up to it.
 MAX_MINUTES = 10**7

@@ -10,7 +10,8 @@ import numpy as np
 from hybridsched.errors import InputError
 from hybridsched.io.documents import compact_number, first_duplicate
 from hybridsched.io.jsonio import parse_model
-from hybridsched.malleable.instance import Instance, Resource, ResourceType, check_size
+from hybridsched.io.limits import check_pairs
+from hybridsched.malleable.instance import Instance, Resource, ResourceType
 from hybridsched.malleable.schema import (
     InstanceDoc,
     ReferenceDoc,
@@ -80,7 +81,7 @@ def instance_from_dict(document: Any, source: str = "<instance>") -> Instance:
         dup = first_duplicate(ids)
         if dup is not None:
             raise InputError(f"{source}: field {what}: duplicate id {dup!r}")
-    check_size(len(doc.jobs), len(doc.resources), source)
+    check_pairs(len(doc.jobs), len(doc.resources), "resources", source)
     resources = tuple(resource_from_doc(r) for r in doc.resources)
     tree = None
     if doc.tree is not None:

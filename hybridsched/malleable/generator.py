@@ -32,12 +32,12 @@ from typing import Literal
 import numpy as np
 
 from hybridsched.errors import InputError
+from hybridsched.io.limits import check_pairs
 from hybridsched.malleable.instance import (
     AgentTree,
     Instance,
     Resource,
     ResourceType,
-    check_size,
 )
 
 Mix = Literal["small", "big", "mixed"]
@@ -96,7 +96,7 @@ def generate(jobs: int, mix: Mix = "mixed", seed: int = 0, *,
     if not (0 <= serial_fraction < 1) or math.isnan(serial_fraction):
         raise InputError(f"serial fraction: must be in [0, 1), got {serial_fraction}")
     resources = default_platform() if resources is None else resources
-    check_size(jobs, len(resources), "generate malleable")
+    check_pairs(jobs, len(resources), "resources", "generate malleable")
     rng = np.random.default_rng(seed)
     arrival = np.floor(np.cumsum(rng.exponential(1.0, jobs))).astype(np.int64)
     priority = rng.integers(1, 21, jobs)

@@ -27,18 +27,6 @@ from typing import Any
 
 import numpy as np
 
-from hybridsched.errors import InputError
-
-#: Most (job, resource) pairs: local schedulers keep per-job tables.
-MAX_PAIRS = 20_000_000
-
-
-def check_size(jobs: int, resources: int, where: str) -> None:
-    """One-line :class:`InputError` when ``jobs x resources`` exceeds :data:`MAX_PAIRS`."""
-    if jobs * resources > MAX_PAIRS:
-        raise InputError(f"{where}: {jobs} jobs x {resources} resources exceeds "
-                         f"{MAX_PAIRS:,} (job, resource) pairs")
-
 
 class ResourceType(StrEnum):
     """The three kinds of resource of the paper (Section II)."""

@@ -118,9 +118,3 @@ def to_digraph(tree: AgentTree, resources: Sequence[Resource]) -> nx.DiGraph:
         graph.nodes[node].update(kind="scheduler", resource=index, type=r.type.value,
                                  cpus=r.cpus)
     return graph
-
-
-def from_digraph(graph: nx.DiGraph, resource_ids: Sequence[str], source: str = "tree"
-                 ) -> AgentTree:
-    """Validate a NetworkX tree (edges parent -> child) and return the :class:`AgentTree`."""
-    return build_tree(graph.edges, resource_ids, source)
