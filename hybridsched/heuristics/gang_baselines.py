@@ -65,9 +65,10 @@ def fair(state: DecisionState) -> list[tuple[int, np.ndarray]]:
         if not startable.any():
             break
         share = free / int(open_jobs.sum())
-        within = np.flatnonzero(startable & (p <= share))
-        picks = within if within.size else [int(np.lexsort((np.arange(len(p)),
-                                                            np.where(startable, p, 10**9)))[0])]
+        picks = np.flatnonzero(startable & (p <= share))
+        if not picks.size:  # none fits its share: the smallest startable job (earliest on ties)
+            candidates = np.flatnonzero(startable)
+            picks = candidates[[int(np.argmin(p[candidates]))]]
         for k in picks:
             vms = np.flatnonzero(usable[k])
             if len(vms) < p[k]:
