@@ -141,17 +141,13 @@ def _from_toml(path: str | Path) -> Platform:
         rid = f"{kind.type.value}-{counters[kind.type.value]}"
         resources.append(Resource(rid, kind.type, kind.cpus, kind.performance, kind.price,
                                   kind.max_vms, kind.spot_vms, kind.on_demand_price))
-    edges, level, made = [], [ROOT], 0
+    edges, level = [], [ROOT]
     for depth, fanout in enumerate(config.fanout):
         last = depth == len(config.fanout) - 1
-        nxt = []
-        for parent in level:
-            for _ in range(fanout):
-                child = resources[made].id if last else f"agent-{depth + 1}-{made + 1}"
-                made += 1
-                edges.append((parent, child))
-                nxt.append(child)
-        level, made = nxt, 0 if not last else made
+        children = ([r.id for r in resources] if last else
+                    [f"agent-{depth + 1}-{k + 1}" for k in range(len(level) * fanout)])
+        edges += [(level[k // fanout], child) for k, child in enumerate(children)]
+        level = children
     tree = build_tree(edges, [r.id for r in resources], str(path))
     return Platform(config.name, tuple(resources), tree)
 
