@@ -86,13 +86,13 @@ def asjs(state: DecisionState) -> list[tuple[int, np.ndarray]]:
     inst = state.instance
     score = 0.5 * inst.speed / inst.speed.max() + 0.5 * inst.vm_bandwidth / inst.vm_bandwidth.max()
     in_time = state.now + state.task_time[state.waiting] <= inst.due[state.waiting, None]
-    eligible = state.fits & in_time
+    rank = np.lexsort((np.arange(inst.n_vms), -score))  # best score first, then index
+    eligible = (state.fits & in_time)[:, rank]
     taken = np.zeros(inst.n_vms, dtype=bool)
     chosen = []
     for k, j in enumerate(state.waiting):
         p = int(inst.parallelism[j])
-        candidates = np.flatnonzero(eligible[k])
-        best = candidates[np.lexsort((candidates, -score[candidates]))][:p]
+        best = rank[np.flatnonzero(eligible[k])[:p]]
         if len(best) == p and state.usable[k, best].all() and not taken[best].any():
             taken[best] = True
             chosen.append((int(j), np.sort(best)))
