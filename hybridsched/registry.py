@@ -37,6 +37,10 @@ class Method:
         True when the method can prove optimality (returns a ``Result``).
     description:
         One line for ``--help`` and tables.
+    check_options:
+        Optional ``check_options(options)``: raises a one-line
+        :class:`InputError` for option values the method refuses, so bad
+        values are reported before a campaign or a simulation starts.
     """
 
     name: str
@@ -44,18 +48,21 @@ class Method:
     func: Callable[..., Any]
     exact: bool = False
     description: str = ""
+    check_options: Callable[[dict[str, Any]], None] | None = None
 
 
 _METHODS: dict[str, dict[str, Method]] = {}
 
 
 def register_method(
-    family: str, name: str, *, exact: bool = False, description: str = ""
+    family: str, name: str, *, exact: bool = False, description: str = "",
+    check_options: Callable[[dict[str, Any]], None] | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Decorate ``func`` to register it as method ``name`` of ``family``."""
 
     def decorator(func: Callable[..., Any]) -> Callable[..., Any]:
-        _METHODS.setdefault(family, {})[name] = Method(name, family, func, exact, description)
+        _METHODS.setdefault(family, {})[name] = Method(name, family, func, exact, description,
+                                                       check_options)
         return func
 
     return decorator
@@ -95,6 +102,8 @@ def check_options(family: str, name: str, options: dict[str, Any]) -> None:
             choices = ", ".join(fam.objectives) or "none: it has a single objective"
             raise InputError(f"option --objective: {value!r} is not an objective of family "
                              f"{family!r} (choose from: {choices})")
+    if method.check_options is not None:
+        method.check_options(options)
 
 
 def _accepted_options(func: Callable[..., Any]) -> set[str] | None:

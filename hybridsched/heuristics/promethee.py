@@ -56,7 +56,8 @@ class Criterion:
     (preference) by ``vshape``, ``linear`` and ``level`` (``None``: the
     standard deviation of the pairwise deviations of the criterion's values,
     the pull paper's Linear threshold, computed from the same sort); ``s`` by
-    ``gaussian``.
+    ``gaussian``. With ``relative``, ``q``, ``p`` and ``s`` are multiples of
+    that standard deviation (:func:`scaled`), also taken from the same sort.
     """
 
     target: Literal["min", "max"] = "max"
@@ -65,6 +66,20 @@ class Criterion:
     q: float = 0.0
     p: float | None = 1.0
     s: float = 1.0
+    relative: bool = False
+
+
+def scaled(c: Criterion, sigma: float) -> Criterion:
+    """A relative criterion's absolute thresholds: ``q``, ``p`` and ``s`` times ``sigma``.
+
+    With ``sigma`` 0 (all values equal, or two of them) every function reads
+    as its limit, the usual criterion: any positive deviation is a full
+    preference.
+    """
+    if sigma <= 0:
+        return Criterion(c.target, c.weight, "usual")
+    p = None if c.p is None else c.p * sigma
+    return Criterion(c.target, c.weight, c.function, c.q * sigma, p, c.s * sigma)
 
 
 def check_criteria(criteria: Sequence[Criterion], where: str = "criteria") -> None:
@@ -121,16 +136,28 @@ def _with_p(c: Criterion, p: float) -> Criterion:
 
 
 def _pairwise_sums(x: np.ndarray, c: Criterion) -> tuple[np.ndarray, np.ndarray]:
-    """``sum_b P(x_a - x_b)`` and ``sum_b P(x_b - x_a)`` by the definition (chunked)."""
+    """``sum_b P(x_a - x_b)`` and ``sum_b P(x_b - x_a)`` by the definition (chunked).
+
+    Every function has ``P(d) = 0`` for ``d <= 0``, so over the sorted values
+    only the pairs ``a < b`` (``d = s_b - s_a >= 0``) are evaluated, once each:
+    ``P`` adds to ``b``'s positive sum and ``a``'s negative sum.
+    """
+    if c.relative:
+        c = scaled(c, pairwise_deviation_std(x))
     if c.p is None:
         c = _with_p(c, pairwise_deviation_std(x))
     n = len(x)
-    given, taken = np.zeros(n), np.zeros(n)
+    order = np.argsort(x, kind="stable")
+    s = x[order]
+    given_sorted, taken_sorted = np.zeros(n), np.zeros(n)
     for first in range(0, n, CHUNK_ROWS):
-        rows = slice(first, min(first + CHUNK_ROWS, n))
-        d = x[rows, None] - x[None, :]
-        given[rows] = preference(d, c).sum(axis=1)
-        taken[rows] = preference(-d, c).sum(axis=1)
+        last = min(first + CHUNK_ROWS, n)
+        beaten = preference(s[None, first:] - s[first:last, None], c)  # rows a, columns b
+        taken_sorted[first:last] += beaten.sum(axis=1)
+        given_sorted[first:] += beaten.sum(axis=0)
+    given, taken = np.empty(n), np.empty(n)
+    given[order] = given_sorted
+    taken[order] = taken_sorted
     return given, taken
 
 
@@ -143,6 +170,8 @@ def _fast_sums(x: np.ndarray, c: Criterion) -> tuple[np.ndarray, np.ndarray]:
     order = np.argsort(x, kind="stable")
     s = x[order]
     n = len(s)
+    if c.relative:
+        c = scaled(c, _sorted_deviation_std(s))
     if c.p is None:
         c = _with_p(c, _sorted_deviation_std(s))
     if c.function == "usual":
@@ -188,16 +217,25 @@ def flows(matrix: np.ndarray, criteria: Sequence[Criterion], method: str = "auto
     if n < 2:
         return plus, minus, plus - minus
     for k, c in enumerate(criteria):
-        x = _oriented(matrix[:, k], c)
-        fast = method == "fast" or (method == "auto" and c.function in FAST_FUNCTIONS)
-        if fast and c.function not in FAST_FUNCTIONS:
-            raise ValueError(f"no fast path for the {c.function} preference function")
-        given, taken = _fast_sums(x, c) if fast else _pairwise_sums(x, c)
+        given, taken = criterion_sums(matrix[:, k], c, method)
         plus += c.weight * given
         minus += c.weight * taken
     plus /= n - 1
     minus /= n - 1
     return plus, minus, plus - minus
+
+
+def criterion_sums(column: np.ndarray, c: Criterion, method: str = "auto"
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """``sum_b P(d(a, b))`` and ``sum_b P(d(b, a))`` of one criterion, unweighted, unnormalised.
+
+    ``d`` is oriented by the criterion's target; ``method`` as in :func:`flows`.
+    """
+    x = _oriented(np.asarray(column, dtype=float), c)
+    fast = method == "fast" or (method == "auto" and c.function in FAST_FUNCTIONS)
+    if fast and c.function not in FAST_FUNCTIONS:
+        raise ValueError(f"no fast path for the {c.function} preference function")
+    return _fast_sums(x, c) if fast else _pairwise_sums(x, c)
 
 
 def pairwise_deviation_std(values: np.ndarray) -> float:

@@ -108,3 +108,9 @@ class Simulation:
     def run(self, until: float | None = None) -> None:
         """Run until no event is left (or until ``until``)."""
         self.env.run(until=until)
+
+    def run_until(self, done: simpy.Event) -> bool:
+        """Run until ``done`` is triggered, or no event is left; return whether it was."""
+        while not done.triggered and self.env.peek() != float("inf"):
+            self.env.step()
+        return done.triggered
