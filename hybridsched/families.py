@@ -129,3 +129,4 @@ def _load_builtin_families() -> None:
     import hybridsched.gang.methods  # noqa: F401
     import hybridsched.hybrid_deadline.methods  # noqa: F401
     import hybridsched.malleable.methods  # noqa: F401
+    import hybridsched.pull.methods  # noqa: F401

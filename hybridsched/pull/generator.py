@@ -12,13 +12,18 @@ in the paper.
 Availability (*our* distributions; the paper replays failure traces):
 
 - IDG (volatile desktops): alternating on and off periods, exponential with
-  means 3 h and 1 h, each host starting in a random phase;
+  means 24 h and 8 h, each host starting in a random phase (so a 7-hour task,
+  the paper's largest on the fastest host, is often cut short, as on BOINC);
 - Cloud (stable): available all the time;
 - BEG (stable, groups leaving together): hosts in groups of 10; each group
   leaves at exponential intervals of mean 24 h for a uniform 1-4 h.
 
 Windows are generated up to ``horizon`` seconds (default 30 days); a host
 available at the horizon stays (an infinite last window).
+
+Behaviour (section 6.3.1): ``"all"`` (the default: 15% of results delayed
+by a factor in (1, 1.5], 5% never returned), or one behaviour alone
+(``"intime"``, ``"delay"``, ``"never"``); the draws are seeded by ``seed``.
 
 Errors (Table 4): a fraction ``f`` of a DCI's hosts is erroneous and returns
 wrong results with a probability drawn uniformly in the DCI's range: IDG 40%
@@ -33,7 +38,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from hybridsched.errors import InputError
-from hybridsched.pull.instance import DCIS, Instance
+from hybridsched.pull.instance import BEHAVIOURS, DCIS, Behaviour, Instance
 
 HOUR = 3600.0
 IDG_CPU = tuple(range(50, 401, 50))
@@ -75,41 +80,62 @@ def _group_outages(rng: np.random.Generator, horizon: float
         t = leave + rng.uniform(1 * HOUR, 4 * HOUR)
 
 
-def generate(units: int = 2000, dcis: Sequence[str] = DCIS, seed: int = 0, *,
-             capacity: float = 10_000.0, horizon: float = 30 * 24 * HOUR,
-             name: str | None = None) -> Instance:
-    """A seeded instance (see the module docstring)."""
-    if not 0 <= units <= MAX_UNITS:
-        raise InputError(f"units: must be between 0 and {MAX_UNITS}, got {units}")
+def workload(rng: np.random.Generator, units: int) -> np.ndarray:
+    """The paper's WL: ``units`` sizes uniform in ``[10^6, 10^7]`` instructions (rounded)."""
+    return rng.uniform(1e6, 1e7, units).round()
+
+
+def host_attributes(rng: np.random.Generator, dci: str) -> tuple[float, float, float]:
+    """``(cpu, price, error)`` of a new host of ``dci`` (Tables 3 and 4)."""
+    if dci == "idg":
+        cpu, price = float(rng.choice(IDG_CPU)), 0.0
+    elif dci == "cloud":
+        cpu, price = map(float, CLOUD_CPU_PRICE[int(rng.integers(4))])
+    else:
+        cpu, price = float(rng.choice(BEG_CPU)), 0.0
+    fraction, worst = ERRORS[dci]
+    error = float(rng.uniform(0, worst)) if rng.random() < fraction else 0.0
+    return cpu, price, error
+
+
+def check_dcis(dcis: Sequence[str]) -> None:
+    """One-line :class:`InputError` for an empty, unknown or repeated DCI list."""
     unknown = [d for d in dcis if d not in DCIS]
     if unknown or not dcis:
         raise InputError(f"dci: choose among {', '.join(DCIS)} (got "
                          f"{', '.join(dcis) or 'none'}): an infrastructure is needed")
     if len(set(dcis)) != len(dcis):
         raise InputError(f"dci: {', '.join(dcis)} names a DCI twice")
+
+
+def generate(units: int = 2000, dcis: Sequence[str] = DCIS, seed: int = 0, *,
+             capacity: float = 10_000.0, horizon: float = 30 * 24 * HOUR,
+             behaviour: str = "all", name: str | None = None) -> Instance:
+    """A seeded instance (see the module docstring)."""
+    if not 0 <= units <= MAX_UNITS:
+        raise InputError(f"units: must be between 0 and {MAX_UNITS}, got {units}")
+    check_dcis(dcis)
     if not (math.isfinite(capacity) and capacity > 0 and math.isfinite(horizon)
             and horizon > 0):
         raise InputError("capacity and horizon must be finite numbers > 0")
+    if behaviour not in BEHAVIOURS:
+        raise InputError(f"behaviour: choose among {', '.join(BEHAVIOURS)}, got {behaviour!r}")
     rng = np.random.default_rng(seed)
-    noi = rng.uniform(1e6, 1e7, units).round()
+    noi = workload(rng, units)
     hosts: list[tuple[str, float, float, float, tuple[tuple[float, float], ...]]] = []
     for dci in dcis:
         total, group = 0.0, 0
-        fraction, worst = ERRORS[dci]
         while total < capacity:
+            cpu, price, error = host_attributes(rng, dci)
             if dci == "idg":
-                cpu, price = float(rng.choice(IDG_CPU)), 0.0
-                windows = _alternating(rng, horizon, 3 * HOUR, 1 * HOUR)
+                windows = _alternating(rng, horizon, 24 * HOUR, 8 * HOUR)
             elif dci == "cloud":
-                cpu, price = map(float, CLOUD_CPU_PRICE[int(rng.integers(4))])
                 windows = ((0.0, math.inf),)
             else:
-                cpu, price = float(rng.choice(BEG_CPU)), 0.0
                 if group % 10 == 0:
                     shared = _group_outages(rng, horizon)
                 windows = shared
                 group += 1
-            error = float(rng.uniform(0, worst)) if rng.random() < fraction else 0.0
             hosts.append((dci, cpu, price, error, windows))
             total += cpu
     return Instance(
@@ -119,6 +145,8 @@ def generate(units: int = 2000, dcis: Sequence[str] = DCIS, seed: int = 0, *,
         dci=tuple(h[0] for h in hosts), cpu=np.array([h[1] for h in hosts]),
         price=np.array([h[2] for h in hosts]), error=np.array([h[3] for h in hosts]),
         windows=tuple(h[4] for h in hosts), seed=seed,
+        behaviour=Behaviour(*BEHAVIOURS[behaviour], seed=seed),
         provenance={"generator": "pull", "units": units, "dcis": list(dcis), "seed": seed,
-                    "capacity": capacity, "horizon": horizon},
+                    "capacity": capacity, "horizon": horizon,
+                    "behaviour": behaviour},
     )

@@ -1,0 +1,52 @@
+"""Registered methods of the ``pull`` family (online pull schedulers, simulated)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from hybridsched.heuristics.pull_promethee import (
+    DEFAULT_TARGETS,
+    DEFAULT_WEIGHTS,
+    Fcfs,
+    PrometheeScheduler,
+    check_strategy_options,
+    strategy,
+)
+from hybridsched.pull.instance import Instance
+from hybridsched.pull.online import simulate
+from hybridsched.registry import register_method
+from hybridsched.result import Result, Status
+
+FAMILY = "pull"
+
+
+def _result(name: str, instance: Instance, policy: object) -> Result:
+    solution, stats = simulate(instance, policy)
+    complete = bool(np.isfinite(solution.completion(instance.n_units)).all())
+    return Result(name, FAMILY, Status.FEASIBLE if complete else Status.NO_SOLUTION,
+                  solution=solution if complete else None, metrics=stats.metrics(),
+                  message="" if complete else "the hosts' availability ends before every "
+                  "work unit has a correct result")
+
+
+@register_method(FAMILY, "promethee", check_options=check_strategy_options,
+                 description="PROMETHEE II ranking of the queued tasks for each pulling host")
+def promethee(instance: Instance, *, seed: int | None = None, time_limit: float | None = None,
+              preference: str = "linear", weights: str | Sequence[float] = DEFAULT_WEIGHTS,
+              targets: str | Sequence[str] = DEFAULT_TARGETS, q: float | None = None,
+              p: float | None = None, window: float = 1.0) -> Result:
+    """The Promethee scheduler (criteria ECT, price, EEI; see :mod:`.pull_promethee`)."""
+    chosen = strategy(preference=preference, weights=weights, targets=targets, q=q, p=p,
+                      window=window)
+    return _result("promethee", instance,
+                   PrometheeScheduler(chosen, np.random.default_rng(seed or 0)))
+
+
+@register_method(FAMILY, "fcfs", description="FCFS as the paper defines it: a random queued "
+                                             "task for each pulling host")
+def fcfs(instance: Instance, *, seed: int | None = None,
+         time_limit: float | None = None) -> Result:
+    """A uniformly random queued task for each pulling host."""
+    return _result("fcfs", instance, Fcfs(np.random.default_rng(seed or 0)))

@@ -1,0 +1,194 @@
+"""Online simulation of the ``pull`` family on the shared SimPy layer (Algorithm 3).
+
+Events, as in the paper's simulator:
+
+``HJ``    a host joins (the start of one of its windows) and pulls a task;
+``HLE``   a host leaves (the end of its window) and loses its running task;
+``WKUA``  work units arrive; each gets a first task (replica) in the queue;
+``SCH``   the scheduler sends a task to the pulling host;
+``RET``   the host returns the result (or, for a *never* result, gives up)
+          and pulls again.
+
+**Replicas (XtremWeb).** Scheduling a task of a work unit queues a new
+replica of it with lower priority, until a correct result arrives: the
+queue a pulling host is served from is the set of incomplete work units with
+the fewest tasks in flight. A replica whose unit completes meanwhile runs on;
+its result is discarded (counted in the instructions executed, not in the
+useful ones).
+
+**Results.** Each task draws, from its host's own seeded stream (so every
+method meets the same sequence of behaviours on a host): never returned
+(probability ``never``; the host works for the ECT and returns nothing),
+delayed by a factor uniform in ``(1, max_delay]`` (probability ``delayed``),
+or in time; and wrong with the host's ``error`` probability. Results are
+verified on return: a wrong one lowers the host's reputation
+(:mod:`.reputation`) and the unit stays queued.
+
+A host whose task would end after its window ends loses it when it leaves.
+Idle hosts (nothing queued) pull again when new work units arrive. The
+simulation stops when every unit has a correct result, or when nothing is
+left to happen (units then stay incomplete); replicas still running when
+the last unit completes are recorded as ``cancelled``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from hybridsched.pull.instance import Instance
+from hybridsched.pull.reputation import Reputation
+from hybridsched.pull.solution import (
+    CANCELLED,
+    CORRECT,
+    LOST,
+    NEVER,
+    WRONG,
+    Solution,
+    from_records,
+)
+from hybridsched.sim import Simulation
+
+#: ``policy(candidates, noi, cpu, price, noi_max, reputation) -> unit``; it has
+#: a ``decisions`` attribute (count and wall time).
+Policy = Callable[..., int]
+
+
+@dataclass
+class OnlineStats:
+    """Counters of one simulation."""
+
+    decisions: int = 0
+    decision_s: float = 0.0
+    events: int = 0
+    wall_s: float = 0.0
+
+    def metrics(self) -> dict[str, float]:
+        """Metrics a method reports beside the checker's."""
+        return {"decisions": self.decisions,
+                "decisions_per_second": self.decisions / self.decision_s
+                if self.decision_s > 0 else 0.0,
+                "events": self.events,
+                "events_per_second": self.events / self.wall_s if self.wall_s > 0 else 0.0}
+
+
+@dataclass
+class _Running:
+    unit: int
+    start: float
+    end: float
+    delay: float
+    outcome: int  # what happens if the host stays until ``end``
+
+
+def simulate(instance: Instance, policy: Policy) -> tuple[Solution, OnlineStats]:
+    """Run ``policy`` on ``instance``; return the realised schedule and counters."""
+    started_at = time.perf_counter()
+    sim = Simulation()
+    log = sim.log
+    n, noi, cpu, price = instance.n_units, instance.noi, instance.cpu, instance.price
+    noi_max = float(noi.max()) if n else 1.0
+    behaviour = instance.behaviour
+    queued = np.zeros(n, dtype=bool)  # arrived and not completed
+    inflight = np.zeros(n, dtype=np.int64)
+    remaining = [n]
+    available = np.zeros(instance.n_hosts, dtype=bool)
+    window = np.full(instance.n_hosts, -1)
+    running: dict[int, _Running] = {}
+    idle: set[int] = set()
+    streams = [np.random.default_rng([behaviour.seed, h]) for h in range(instance.n_hosts)]
+    reputation = Reputation(instance.n_hosts)
+    records: list[tuple[int, int, float, float, float, int]] = []
+    done = sim.env.event()
+    units, hosts = instance.unit_ids, instance.host_ids
+
+    def window_end(h: int) -> float:
+        return instance.windows[h][window[h]][1]
+
+    def pull(h: int) -> None:
+        now = float(sim.now)
+        if not remaining[0] or window_end(h) <= now:
+            return
+        if not queued.any():
+            idle.add(h)
+            return
+        tier = inflight[queued].min()
+        candidates = np.flatnonzero(queued & (inflight == tier))
+        u = policy(candidates, noi, float(cpu[h]), float(price[h]), noi_max, reputation.of(h))
+        inflight[u] += 1
+        draw = streams[h].random(3)
+        ect = float(noi[u] / cpu[h])
+        if draw[0] < behaviour.never:
+            delay, outcome = 1.0, NEVER
+        else:
+            late = draw[0] < behaviour.never + behaviour.delayed
+            delay = 1.0 + (behaviour.max_delay - 1.0) * (1.0 - draw[1]) if late else 1.0
+            outcome = WRONG if draw[2] < instance.error[h] else CORRECT
+        end = now + ect * delay
+        running[h] = _Running(u, now, end, delay, outcome)
+        log.record(now, "SCH", unit=units[u], host=hosts[h], replica=int(inflight[u]))
+        if end <= window_end(h):
+            sim.after(end - now, lambda: finish(h))
+
+    def finish(h: int) -> None:
+        task = running.pop(h)
+        now = float(sim.now)
+        u = task.unit
+        inflight[u] -= 1
+        records.append((u, h, task.start, now, task.delay, task.outcome))
+        if task.outcome == NEVER:
+            log.record(now, "RET", unit=units[u], host=hosts[h], result="none")
+        else:
+            correct = task.outcome == CORRECT
+            reputation.record(h, noi[u], correct)
+            log.record(now, "RET", unit=units[u], host=hosts[h],
+                       result="correct" if correct else "wrong")
+            if correct and queued[u]:
+                queued[u] = False
+                remaining[0] -= 1
+                if not remaining[0]:
+                    done.succeed()
+                    return
+        if available[h]:
+            pull(h)
+
+    def join(h: int) -> None:
+        window[h] += 1
+        available[h] = True
+        log.record(float(sim.now), "HJ", host=hosts[h])
+        pull(h)
+
+    def leave(h: int) -> None:
+        now = float(sim.now)
+        available[h] = False
+        idle.discard(h)
+        log.record(now, "HLE", host=hosts[h])
+        task = running.get(h)
+        if task is not None and task.end > now:  # a task ending now still returns
+            del running[h]
+            inflight[task.unit] -= 1
+            records.append((task.unit, h, task.start, now, task.delay, LOST))
+            log.record(now, "LOST", unit=units[task.unit], host=hosts[h])
+
+    def arrive(batch: list[int]) -> None:
+        for u in batch:
+            log.record(float(sim.now), "WKUA", unit=units[u])
+        queued[batch] = True
+        for h in sorted(idle):
+            idle.discard(h)
+            pull(h)
+
+    if n == 0:
+        done.succeed()
+    sim.arrivals(instance.arrival, arrive)
+    for h in range(instance.n_hosts):
+        sim.availability(instance.windows[h], lambda h=h: join(h), lambda h=h: leave(h))
+    if sim.run_until(done):
+        for h, task in sorted(running.items()):  # replicas still running: abandoned
+            records.append((task.unit, h, task.start, float(sim.now), task.delay, CANCELLED))
+    stats = OnlineStats(decisions=policy.decisions.count, decision_s=policy.decisions.seconds,
+                        events=len(log), wall_s=time.perf_counter() - started_at)
+    return from_records(records, log.records()), stats

@@ -1,0 +1,107 @@
+"""JSON file format of ``pull`` instances and solutions (pydantic).
+
+An instance document::
+
+    {"format": "hybridsched-instance", "version": 1, "family": "pull", "name": "tiny",
+     "work_units": [{"id": "w0", "noi": 2000000, "arrival": 0}],
+     "hosts": [{"id": "idg-0", "dci": "idg", "cpu": 200, "price": 0, "error": 0.3,
+                "windows": [[0, 7200], [9000, null]]},
+               {"id": "cloud-1", "dci": "cloud", "cpu": 300, "price": 0.005}],
+     "behaviour": {"delayed": 0.15, "never": 0.05, "max_delay": 1.5, "seed": 0}}
+
+Times are seconds. ``windows`` are a host's availability spans, sorted and
+disjoint; an end of ``null`` means the host stays; without ``windows`` the
+host is available from time 0 on. ``error`` is the probability that a result
+of the host is wrong (default 0).
+
+A solution lists the tasks the hosts ran: unit, host, start, end, delay
+factor and outcome (``correct``, ``wrong``, ``never``, ``lost``).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from hybridsched.io.documents import (
+    Identifier,
+    InstanceHeader,
+    SolutionHeader,
+    Strict,
+    integer,
+    number,
+)
+from hybridsched.pull.solution import OUTCOMES
+
+FAMILY = "pull"
+#: Latest time accepted (seconds; about 30 years).
+MAX_TIME = 1e9
+#: Most work units, hosts and windows of one instance.
+MAX_UNITS = 10**6
+MAX_HOSTS = 10**5
+MAX_WINDOWS = 10**7
+
+Time = number(ge=0, le=MAX_TIME)
+Probability = number(ge=0, le=1)
+
+
+class UnitDoc(Strict):
+    """A work unit of ``noi`` instructions arriving at ``arrival``."""
+
+    id: Identifier
+    noi: number(gt=0, le=1e15)
+    arrival: Time = 0.0
+
+
+class HostDoc(Strict):
+    """A host of a DCI, with its capacity, price, error probability and windows."""
+
+    id: Identifier
+    dci: Literal["idg", "cloud", "beg"]
+    cpu: number(gt=0, le=1e12)
+    price: number(ge=0, le=1e6) = 0.0
+    error: Probability = 0.0
+    windows: list[tuple[Time, Time | None]] | None = None
+
+
+class BehaviourDoc(Strict):
+    """Probabilities of never-returned and delayed results, the delay cap and the seed."""
+
+    delayed: Probability = 0.15
+    never: Probability = 0.05
+    max_delay: number(ge=1, le=100) = 1.5
+    seed: integer(0, 2**63 - 1) = 0
+
+
+class InstanceDoc(InstanceHeader):
+    """A pull instance file."""
+
+    family: Literal["pull"] = FAMILY
+    units: dict[str, str] = Field(default_factory=lambda: {
+        "time": "second", "noi": "instructions", "cpu": "instructions per second",
+        "price": "monetary units per second"})
+    work_units: Annotated[list[UnitDoc], Field(max_length=MAX_UNITS)]
+    hosts: Annotated[list[HostDoc], Field(min_length=1, max_length=MAX_HOSTS)]
+    behaviour: BehaviourDoc = Field(default_factory=BehaviourDoc)
+    seed: integer(0, 2**63 - 1) = 0
+
+
+class TaskDoc(Strict):
+    """One task (replica) a host ran."""
+
+    unit: Identifier
+    host: Identifier
+    start: Time
+    end: Time
+    delay: number(ge=1, le=100) = 1.0
+    outcome: Literal[OUTCOMES]  # type: ignore[valid-type]
+
+
+class SolutionDoc(SolutionHeader):
+    """A pull solution file: the tasks, and an optional event log."""
+
+    family: Literal["pull"] = FAMILY
+    tasks: list[TaskDoc]
+    events: list[dict[str, Any]] | None = None
+    efficiency: number(ge=0, le=1) | None = None

@@ -1,0 +1,65 @@
+"""The realised schedule of a ``pull`` instance: every task (replica) a host ran.
+
+Task ``k`` ran work unit ``unit[k]`` on host ``host[k]`` from ``start[k]``
+(its schedule time, SCH) to ``end[k]``, with ``outcome[k]``:
+
+``correct``  the result came back at ``end`` and passed verification;
+``wrong``    the result came back at ``end`` and failed verification;
+``never``    the host worked until ``end`` and returned nothing;
+``lost``     the host left at ``end`` (the end of its window) and lost the task;
+``cancelled`` still running when the last work unit completed (at ``end``).
+
+``delay[k]`` is the factor on the expected completion time (1: in time). A
+returned task lasts ``ECT x delay``; a never-returned one its ECT.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+#: Outcomes of a task, in the order of their integer codes.
+OUTCOMES = ("correct", "wrong", "never", "lost", "cancelled")
+CORRECT, WRONG, NEVER, LOST, CANCELLED = range(5)
+
+
+@dataclass(frozen=True, eq=False)
+class Solution:
+    """Task records as arrays (see the module docstring)."""
+
+    unit: np.ndarray
+    host: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    delay: np.ndarray
+    outcome: np.ndarray
+    events: tuple[dict[str, Any], ...] = ()
+    reported: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def n_tasks(self) -> int:
+        """Number of tasks (replicas) scheduled."""
+        return len(self.unit)
+
+    def completion(self, n_units: int) -> np.ndarray:
+        """Time of each unit's first correct result (``inf`` when none)."""
+        done = np.full(n_units, np.inf)
+        ok = self.outcome == CORRECT
+        np.minimum.at(done, self.unit[ok], self.end[ok])
+        return done
+
+
+def from_records(records: list[tuple[int, int, float, float, float, int]],
+                 events: tuple[dict[str, Any], ...] = ()) -> Solution:
+    """Build a :class:`Solution` from ``(unit, host, start, end, delay, outcome)`` tuples."""
+    if records:
+        unit, host, start, end, delay, outcome = (np.array(c) for c in zip(*records,
+                                                                           strict=True))
+    else:
+        unit = host = outcome = np.zeros(0, dtype=np.int64)
+        start = end = delay = np.zeros(0)
+    return Solution(unit.astype(np.int64), host.astype(np.int64), start.astype(float),
+                    end.astype(float), delay.astype(float), outcome.astype(np.int64),
+                    tuple(events))
