@@ -26,6 +26,7 @@ options), :mod:`~hybridsched.cli.inputs` (generate, import-swf, import-etc),
 :mod:`~hybridsched.cli.campaigns` (campaign, report),
 :mod:`~hybridsched.cli.malleable` (generate malleable, simulate malleable, tree),
 :mod:`~hybridsched.cli.gang` (generate gang, simulate gang),
+:mod:`~hybridsched.cli.pull` (generate pull, simulate pull, import-fta, soft),
 :mod:`~hybridsched.cli.simulating` (what every simulate command shares),
 :mod:`~hybridsched.cli.views` (gantt, methods, schema), :mod:`~hybridsched.cli.ui`
 (what goes to standard output and error) and :mod:`~hybridsched.cli.options`.
@@ -44,6 +45,7 @@ from hybridsched.cli import (  # noqa: F401  (they register commands)
     gang,
     inputs,
     malleable,
+    pull,
     solving,
     views,
 )

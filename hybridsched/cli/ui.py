@@ -85,6 +85,19 @@ def print_table(table: Table) -> None:
     out_console().print(table)
 
 
+def print_frame(title: str, frame: Any) -> None:
+    """Print a pandas DataFrame as a table (index included when it is named)."""
+    table = new_table(title)
+    keep_index = any(name is not None for name in frame.index.names)
+    columns = [*(str(n) for n in frame.index.names)] if keep_index else []
+    for column in [*columns, *(str(c) for c in frame.columns)]:
+        table.add_column(column)
+    for index, row in zip(frame.index, frame.itertuples(index=False), strict=True):
+        keys = (list(index) if isinstance(index, tuple) else [index]) if keep_index else []
+        table.add_row(*(fmt(v) for v in [*keys, *row]))
+    print_table(table)
+
+
 def echo(line: str = "") -> None:
     """Print one plain line on standard output (never wrapped, no markup)."""
     print(line)

@@ -284,10 +284,12 @@ def gantt_for(family_name: str, instance: Any, solution: Any, **options: Any) ->
     """
     from hybridsched.experiments.gantt_gang import gantt_chart_gang
     from hybridsched.experiments.gantt_malleable import gantt_chart_malleable
+    from hybridsched.experiments.gantt_pull import gantt_chart_pull
 
     charts: dict[str, Callable[..., Figure]] = {
         "hybrid-deadline": gantt_chart, "bot-sites": gantt_chart_bot_sites,
-        "malleable": gantt_chart_malleable, "gang": gantt_chart_gang}
+        "malleable": gantt_chart_malleable, "gang": gantt_chart_gang,
+        "pull": gantt_chart_pull}
     if family_name not in charts:
         raise InputError(f"gantt: no chart for family {family_name!r} "
                          f"(charts exist for: {', '.join(charts)})")

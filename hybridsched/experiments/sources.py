@@ -40,7 +40,7 @@ MAX_INT = 2**63 - 1
 #: Generator name (a family) -> family of the instances it makes.
 GENERATOR_FAMILIES: dict[str, str] = {"hybrid-deadline": "hybrid-deadline",
                                       "bot-sites": "bot-sites", "malleable": "malleable",
-                                      "gang": "gang"}
+                                      "gang": "gang", "pull": "pull"}
 #: Importer name -> family of the instances it makes.
 IMPORTERS: dict[str, str] = {"etc": "bot-sites", "swf": "hybrid-deadline"}
 
@@ -184,6 +184,15 @@ class GangOptions(_Options):
     vms: Annotated[Int, Field(ge=1, le=100_000)] = 120
 
 
+class PullOptions(_Options):
+    """Options of the ``pull`` generator (those of ``generate pull``)."""
+
+    units: Annotated[Int, Field(ge=0, le=10**6)] = 2000
+    dci: str = "idg,cloud,beg"
+    capacity: Annotated[Real, Field(gt=0)] = 10_000.0
+    behaviour: Literal["all", "intime", "delay", "never"] = "all"
+
+
 class EtcOptions(_Options):
     """The ``etc`` importer takes no option."""
 
@@ -201,7 +210,8 @@ class SwfOptions(_Options):
 _GENERATOR_MODELS: dict[str, type[_Options]] = {"hybrid-deadline": HybridDeadlineOptions,
                                                 "bot-sites": BotSitesOptions,
                                                 "malleable": MalleableOptions,
-                                                "gang": GangOptions}
+                                                "gang": GangOptions,
+                                                "pull": PullOptions}
 _IMPORTER_MODELS: dict[str, type[_Options]] = {"etc": EtcOptions, "swf": SwfOptions}
 
 
@@ -259,6 +269,13 @@ def _parse_generator(family: str, options: Mapping[str, Any]) -> _Options:
     parsed = _parse(_generator_model(family), options)
     if isinstance(parsed, BotSitesOptions):
         _check_bot_sites(parsed)
+    if isinstance(parsed, PullOptions):
+        from hybridsched.pull.generator import check_dcis
+
+        try:
+            check_dcis([d.strip() for d in parsed.dci.split(",") if d.strip()])
+        except InputError as exc:
+            raise OptionError(None, str(exc)) from None
     return parsed
 
 
@@ -444,6 +461,12 @@ class InstanceSource:
 
             return generate_gang(parsed.jobs, parsed.rate, parsed.scenario, self._seed(),
                                  vms=parsed.vms)
+        if isinstance(parsed, PullOptions):
+            from hybridsched.pull.generator import generate as generate_pull
+
+            return generate_pull(parsed.units, tuple(d.strip() for d in parsed.dci.split(",")),
+                                 self._seed(), capacity=parsed.capacity,
+                                 behaviour=parsed.behaviour)
         from hybridsched.hybrid_deadline.generator import generate
 
         assert isinstance(parsed, HybridDeadlineOptions)

@@ -80,8 +80,8 @@ def test_gantt_for_dispatches_by_family():
     import matplotlib.pyplot as plt
 
     plt.close(figure)
-    with pytest.raises(InputError, match="no chart for family 'pull'"):
-        plots.gantt_for("pull", instance, solution)
+    with pytest.raises(InputError, match="no chart for family 'nope'"):
+        plots.gantt_for("nope", instance, solution)
 
 
 def test_plot_pareto_still_importable_from_pareto(tmp_path):

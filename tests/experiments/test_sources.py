@@ -185,7 +185,7 @@ def test_bad_generator_options_are_named(family, options, option, words):
 def test_unknown_generator_family_and_importer():
     assert GENERATOR_FAMILIES == {"hybrid-deadline": "hybrid-deadline",
                                   "bot-sites": "bot-sites", "malleable": "malleable",
-                                  "gang": "gang"}
+                                  "gang": "gang", "pull": "pull"}
     assert IMPORTERS == {"etc": "bot-sites", "swf": "hybrid-deadline"}
     with pytest.raises(InputError, match="no generator for family 'nope'"):
         check_generator_options("nope", {})

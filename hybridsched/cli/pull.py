@@ -1,0 +1,238 @@
+"""Commands of the ``pull`` family: ``generate pull``, ``simulate pull`` and ``import-fta``."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from hybridsched.cli import ui
+from hybridsched.cli.app import EXIT_CODES, app, generate_app, simulate_app
+from hybridsched.cli.options import RequiredOutput, Seed, finite
+from hybridsched.cli.simulating import (
+    generator_options_given,
+    save_instance_file,
+    show,
+    simulate,
+)
+from hybridsched.errors import InputError
+from hybridsched.io.outputs import check_output_path
+
+#: Most work units ``generate pull`` and ``simulate pull`` accept.
+MAX_UNITS = 10**6
+
+
+class Behaviour(StrEnum):
+    """The paper's host behaviours (section 6.3.1)."""
+
+    ALL = "all"
+    INTIME = "intime"
+    DELAY = "delay"
+    NEVER = "never"
+
+
+class Preference(StrEnum):
+    """The paper's preference functions."""
+
+    LINEAR = "linear"
+    LEVEL = "level"
+    GAUSSIAN = "gaussian"
+
+
+Units = Annotated[int, typer.Option(min=0, max=MAX_UNITS, help="Number of work units "
+                                    "(the paper's WL: 2000).")]
+Dci = Annotated[str, typer.Option(help="Comma-separated DCIs among idg, cloud, beg.")]
+Capacity = Annotated[float, typer.Option(callback=finite(gt=0), help="Aggregate CPU of each "
+                                         "DCI (instructions per second).")]
+BehaviourOption = Annotated[Behaviour, typer.Option(help="Result behaviour: all (15% delayed, "
+                                                    "5% never returned) or one alone.")]
+GENERATOR_OPTIONS = ("units", "dci", "capacity", "behaviour")
+
+
+def _dcis(text: str) -> tuple[str, ...]:
+    return tuple(d.strip().lower() for d in text.split(",") if d.strip())
+
+
+def _generate(units: int, dci: str, seed: int, capacity: float, behaviour: Behaviour,
+              name: str | None = None) -> Any:
+    from hybridsched.pull.generator import generate
+
+    return generate(units, _dcis(dci), seed, capacity=capacity, behaviour=behaviour.value,
+                    name=name)
+
+
+@generate_app.command("pull", epilog=EXIT_CODES)
+def generate_pull(
+    output: RequiredOutput,
+    units: Units = 2000,
+    dci: Dci = "idg,cloud,beg",
+    seed: Seed = 0,
+    capacity: Capacity = 10_000.0,
+    behaviour: BehaviourOption = Behaviour.ALL,
+    name: Annotated[str | None, typer.Option(help="Instance name.")] = None,
+) -> None:
+    """Work units, hosts of IDG, cloud and BEG with availability windows (Moca et al. 2016)."""
+    target = check_output_path(output, "-o", allow_stdout=True)
+    instance = _generate(units, dci, seed, capacity, behaviour, name)
+    save_instance_file(target, "pull", instance)
+    ui.note(f"wrote {output}: {instance.n_units} work units, {instance.n_hosts} hosts")
+
+
+@simulate_app.command("pull", epilog=EXIT_CODES)
+def simulate_pull(
+    ctx: typer.Context,
+    instance_file: Annotated[Path | None, typer.Argument(
+        metavar="[INSTANCE]", help="Instance file; without it, the generator options make "
+                                   "one.")] = None,
+    method: Annotated[str, typer.Option(help="promethee or fcfs (see 'hybridsched methods "
+                                             "pull').")] = "promethee",
+    units: Units = 2000,
+    dci: Dci = "idg,cloud,beg",
+    capacity: Capacity = 10_000.0,
+    behaviour: BehaviourOption = Behaviour.ALL,
+    preference: Annotated[Preference, typer.Option(help="promethee: preference function.")]
+    = Preference.LINEAR,
+    weights: Annotated[str, typer.Option(help="promethee: weights of ECT, price, EEI "
+                                              "(sum 1).")] = "0.6,0.1,0.3",
+    targets: Annotated[str, typer.Option(help="promethee: min or max for ECT, price, EEI.")]
+    = "max,max,max",
+    q: Annotated[float | None, typer.Option(callback=finite(ge=0), help="promethee: "
+                 "indifference threshold, in standard deviations of the deviations "
+                 "(default: 0 linear, 0.5 level).")] = None,
+    p: Annotated[float | None, typer.Option(callback=finite(ge=0), help="promethee: "
+                 "preference threshold (gaussian: s), in standard deviations (default 1).")]
+    = None,
+    window: Annotated[float, typer.Option(callback=finite(gt=0, le=1), help="promethee: "
+                      "fraction of the queue ranked (the paper's mu).")] = 1.0,
+    seed: Seed = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    output: Annotated[str | None, typer.Option(
+        "-o", "--output", help="Write the realised schedule (with its event log) here.")]
+    = None,
+    save_instance: Annotated[str | None, typer.Option(
+        "--save-instance", help="Write the simulated instance here.")] = None,
+) -> None:
+    """Simulate hosts pulling tasks, with the Promethee scheduler or FCFS.
+
+    The default strategy is the paper's SOFT winner s4,26 (every target max,
+    weights 0.6, 0.1, 0.3). The schedule file passes 'hybridsched validate
+    INSTANCE SCHEDULE'.
+    """
+    from hybridsched.registry import check_options, get_method
+
+    get_method("pull", method)  # an unknown method is bad input, before anything runs
+    given_promethee = generator_options_given(
+        ctx, ("preference", "weights", "targets", "q", "p", "window"))
+    options: dict[str, Any] = {}
+    if method == "promethee":
+        options = {"preference": preference.value, "weights": weights, "targets": targets,
+                   "q": q, "p": p, "window": window}
+        check_options("pull", method, options)
+    elif given_promethee:
+        raise InputError(f"option --{given_promethee[0]}: only the promethee method takes it")
+    instance, result = simulate(
+        "pull", method, instance_file=instance_file,
+        given=generator_options_given(ctx, GENERATOR_OPTIONS),
+        make_instance=lambda: _generate(units, dci, seed, capacity, behaviour),
+        output=output, save_instance=save_instance, seed=seed, **options)
+    from hybridsched.pull import lower_bound
+
+    show(f"{instance.name} - {method}", instance, result, as_json,
+         extra={"lower_bound": lower_bound(instance)},
+         rows=[("makespan lower bound", lower_bound(instance))])
+
+
+@app.command("import-fta", epilog=EXIT_CODES,
+             short_help="Build a pull instance from Failure Trace Archive availability traces.")
+def import_fta(
+    traces: Annotated[list[Path], typer.Argument(
+        metavar="TRACE...", show_default=False,
+        help="FTA event traces (tab- or space-separated, optionally .gz), one per DCI.")],
+    output: RequiredOutput,
+    dci: Annotated[str, typer.Option(help="The DCI of each trace, in order (comma-separated; "
+                                          "idg, cloud, beg).")] = "idg",
+    units: Units = 2000,
+    seed: Seed = 0,
+    capacity: Annotated[float | None, typer.Option(callback=finite(gt=0), help="Pick random "
+                        "hosts of each trace until this aggregate CPU (default: every host).")]
+    = None,
+    offset: Annotated[float, typer.Option(callback=finite(ge=0), help="Start the traces this "
+                      "many seconds in.")] = 0.0,
+    behaviour: BehaviourOption = Behaviour.ALL,
+    node_column: Annotated[int, typer.Option(min=0, help="Column of the node id (0-based).")]
+    = 2,
+    type_column: Annotated[int, typer.Option(min=0, help="Column of the event type.")] = 5,
+    start_column: Annotated[int, typer.Option(min=0, help="Column of the start time.")] = 6,
+    end_column: Annotated[int, typer.Option(min=0, help="Column of the end time.")] = 7,
+    available_type: Annotated[str, typer.Option(help="Event type meaning available.")] = "1",
+    name: Annotated[str | None, typer.Option(help="Instance name.")] = None,
+) -> None:
+    """Hosts and availability windows from FTA traces, with the paper's workload WL.
+
+    Each host gets a CPU, price and error probability drawn for its DCI
+    (Tables 3 and 4); the instance runs with 'hybridsched simulate pull FILE'.
+    """
+    from hybridsched.pull.traces import instance_from_traces
+
+    dcis = _dcis(dci)
+    if len(dcis) != len(traces):
+        raise InputError(f"option --dci: {len(traces)} trace(s) but {len(dcis)} DCI(s) "
+                         f"({dci!r}); give one DCI per trace")
+    target = check_output_path(output, "-o", inputs=traces, allow_stdout=True)
+    instance = instance_from_traces(
+        list(zip(traces, dcis, strict=True)), units=units, seed=seed, capacity=capacity,
+        offset=offset, behaviour=behaviour.value, name=name, node_column=node_column,
+        type_column=type_column, start_column=start_column, end_column=end_column,
+        available_type=available_type)
+    save_instance_file(target, "pull", instance)
+    ui.note(f"wrote {output}: {instance.n_units} work units, {instance.n_hosts} hosts")
+
+
+@app.command("soft", epilog=EXIT_CODES,
+             short_help="Run the SOFT strategy study (a campaign) and select strategies.")
+def soft(
+    spec: Annotated[Path, typer.Argument(metavar="SPEC", show_default=False,
+                                         help="SOFT study spec (TOML; see examples/soft).")],
+    output: Annotated[Path, typer.Option("-o", "--output", show_default=False,
+                                         help="Results folder: the campaign's result store "
+                                              "(runs already in it are skipped) and the "
+                                              "tables.")],
+    serial: Annotated[bool, typer.Option("--serial", help="Run in this process, one run "
+                                                          "after the other.")] = False,
+    workers: Annotated[int | None, typer.Option(min=1, max=4096, help="Worker processes of "
+                                                "the local Dask cluster (default: one per "
+                                                "core).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the selections as JSON.")]
+    = False,
+) -> None:
+    """Satisfaction-oriented filtering (SOFT, Moca et al. 2016, Algorithm 2).
+
+    Runs every strategy (Table 7 target families x Table 8 weight vectors) on
+    the study's workloads on a local Dask cluster, then keeps the strategies
+    that satisfy the users (Filter1: Theta of the Table 9 profiles, Win_abs
+    and Win_freq) and the resource owners (Filter2: utilisation efficiency
+    per DCI). Prints Tables 10, 11 and 13 and writes them, with Theta, to
+    the results folder.
+    """
+    from hybridsched.cli.run_progress import RunProgress
+    from hybridsched.io.jsonio import dumps_strict
+    from hybridsched.io.outputs import check_output_folder
+    from hybridsched.pull.soft_spec import load_soft_spec
+    from hybridsched.pull.soft_study import run_soft
+
+    if serial and workers:
+        raise typer.BadParameter("--serial runs in this process: drop --workers",
+                                 param_hint="'--serial'")
+    loaded = load_soft_spec(spec)  # before the folder is made: a bad spec leaves nothing
+    folder = check_output_folder(output, "-o")
+    with RunProgress(loaded.study.name) as display:
+        report = run_soft(loaded, folder, mode="serial" if serial else "local",
+                          workers=workers, progress=display.update)
+    if as_json:
+        ui.echo(dumps_strict(report.to_dict()))
+        return
+    for title, table in report.tables():
+        ui.print_frame(title, table)
+    ui.note(report.summary())
