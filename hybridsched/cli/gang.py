@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -12,12 +11,16 @@ from hybridsched.cli import ui
 from hybridsched.cli.app import EXIT_CODES, generate_app, simulate_app
 from hybridsched.cli.options import RequiredOutput, Seed, finite
 from hybridsched.cli.simulating import (
+    InstanceArgument,
+    InstanceName,
+    JsonFlag,
+    SaveInstance,
+    ScheduleOutput,
+    generate_to,
     generator_options_given,
-    save_instance_file,
     show,
     simulate,
 )
-from hybridsched.io.outputs import check_output_path
 
 #: Most jobs ``generate gang`` and ``simulate gang`` accept.
 MAX_JOBS = 10**6
@@ -55,21 +58,18 @@ def generate_gang(
     scenario: ScenarioOption = GangScenario.TABLE1,
     seed: Seed = 0,
     vms: Vms = 120,
-    name: Annotated[str | None, typer.Option(help="Instance name.")] = None,
+    name: InstanceName = None,
 ) -> None:
     """Parallel (gang) jobs with memory and bandwidth demands (Wang et al. 2018)."""
-    target = check_output_path(output, "-o", allow_stdout=True)
-    instance = _generate(jobs, rate, scenario, seed, vms, name)
-    save_instance_file(target, "gang", instance)
+    instance = generate_to(output, "gang", lambda: _generate(jobs, rate, scenario, seed, vms,
+                                                             name))
     ui.note(f"wrote {output}: {instance.n_jobs} jobs, {instance.n_vms} VMs")
 
 
 @simulate_app.command("gang", epilog=EXIT_CODES)
 def simulate_gang(
     ctx: typer.Context,
-    instance_file: Annotated[Path | None, typer.Argument(
-        metavar="[INSTANCE]", help="Instance file; without it, the generator options make "
-                                   "one.")] = None,
+    instance_file: InstanceArgument = None,
     method: Annotated[str, typer.Option(help="Method name (see 'hybridsched methods gang').")]
     = "fifo",
     jobs: Jobs = 1000,
@@ -77,12 +77,9 @@ def simulate_gang(
     scenario: ScenarioOption = GangScenario.TABLE1,
     seed: Seed = 0,
     vms: Vms = 120,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
-    output: Annotated[str | None, typer.Option(
-        "-o", "--output", help="Write the realised schedule (with its event log) here.")]
-    = None,
-    save_instance: Annotated[str | None, typer.Option(
-        "--save-instance", help="Write the simulated instance here.")] = None,
+    as_json: JsonFlag = False,
+    output: ScheduleOutput = None,
+    save_instance: SaveInstance = None,
 ) -> None:
     """Simulate parallel jobs online with one policy (late jobs are dropped).
 

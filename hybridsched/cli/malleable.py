@@ -12,8 +12,13 @@ from hybridsched.cli import ui
 from hybridsched.cli.app import EXIT_CODES, app, generate_app, simulate_app
 from hybridsched.cli.options import RequiredOutput, Seed, finite
 from hybridsched.cli.simulating import (
+    InstanceArgument,
+    InstanceName,
+    JsonFlag,
+    SaveInstance,
+    ScheduleOutput,
+    generate_to,
     generator_options_given,
-    save_instance_file,
     show,
     simulate,
 )
@@ -82,22 +87,19 @@ def generate_malleable(
     seed: Seed = 0,
     tree: TreeConfig = None,
     serial_fraction: SerialFraction = 0.0,
-    name: Annotated[str | None, typer.Option(help="Instance name.")] = None,
+    name: InstanceName = None,
 ) -> None:
     """Malleable jobs with priority, deadline and budget (Caron & Dias de Assuncao 2016)."""
-    target = check_output_path(output, "-o", allow_stdout=True,
-                               inputs=[tree] if tree is not None else [])
-    instance = _generate(jobs, mix, seed, tree, serial_fraction, name)
-    save_instance_file(target, "malleable", instance)
+    instance = generate_to(output, "malleable",
+                           lambda: _generate(jobs, mix, seed, tree, serial_fraction, name),
+                           inputs=[tree] if tree is not None else [])
     ui.note(f"wrote {output}: {instance.n_jobs} jobs, {instance.n_resources} resources")
 
 
 @simulate_app.command("malleable", epilog=EXIT_CODES)
 def simulate_malleable(
     ctx: typer.Context,
-    instance_file: Annotated[Path | None, typer.Argument(
-        metavar="[INSTANCE]", help="Instance file; without it, the generator options make "
-                                   "one.")] = None,
+    instance_file: InstanceArgument = None,
     scheduler: Annotated[OnlineScheduler, typer.Option(
         help="Agent tree (the instance's, or one agent per resource type), flat broadcast, "
              "or round robin.")] = OnlineScheduler.TREE,
@@ -108,13 +110,9 @@ def simulate_malleable(
     seed: Seed = 0,
     tree: TreeConfig = None,
     serial_fraction: SerialFraction = 0.0,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
-    output: Annotated[str | None, typer.Option(
-        "-o", "--output", help="Write the realised schedule (with its event log) here.")]
-    = None,
-    save_instance: Annotated[str | None, typer.Option(
-        "--save-instance", help="Write the simulated instance here (to validate the "
-                                "schedule later).")] = None,
+    as_json: JsonFlag = False,
+    output: ScheduleOutput = None,
+    save_instance: SaveInstance = None,
 ) -> None:
     """Simulate the malleable jobs online: DCA/ACA/CCA and the agent tree (Algorithm 4).
 

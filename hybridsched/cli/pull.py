@@ -12,6 +12,12 @@ from hybridsched.cli import ui
 from hybridsched.cli.app import EXIT_CODES, app, generate_app, simulate_app
 from hybridsched.cli.options import RequiredOutput, Seed, finite
 from hybridsched.cli.simulating import (
+    InstanceArgument,
+    InstanceName,
+    JsonFlag,
+    SaveInstance,
+    ScheduleOutput,
+    generate_to,
     generator_options_given,
     save_instance_file,
     show,
@@ -71,21 +77,18 @@ def generate_pull(
     seed: Seed = 0,
     capacity: Capacity = 10_000.0,
     behaviour: BehaviourOption = Behaviour.ALL,
-    name: Annotated[str | None, typer.Option(help="Instance name.")] = None,
+    name: InstanceName = None,
 ) -> None:
     """Work units, hosts of IDG, cloud and BEG with availability windows (Moca et al. 2016)."""
-    target = check_output_path(output, "-o", allow_stdout=True)
-    instance = _generate(units, dci, seed, capacity, behaviour, name)
-    save_instance_file(target, "pull", instance)
+    instance = generate_to(output, "pull",
+                           lambda: _generate(units, dci, seed, capacity, behaviour, name))
     ui.note(f"wrote {output}: {instance.n_units} work units, {instance.n_hosts} hosts")
 
 
 @simulate_app.command("pull", epilog=EXIT_CODES)
 def simulate_pull(
     ctx: typer.Context,
-    instance_file: Annotated[Path | None, typer.Argument(
-        metavar="[INSTANCE]", help="Instance file; without it, the generator options make "
-                                   "one.")] = None,
+    instance_file: InstanceArgument = None,
     method: Annotated[str, typer.Option(help="promethee or fcfs (see 'hybridsched methods "
                                              "pull').")] = "promethee",
     units: Units = 2000,
@@ -107,12 +110,9 @@ def simulate_pull(
     window: Annotated[float, typer.Option(callback=finite(gt=0, le=1), help="promethee: "
                       "fraction of the queue ranked (the paper's mu).")] = 1.0,
     seed: Seed = 0,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
-    output: Annotated[str | None, typer.Option(
-        "-o", "--output", help="Write the realised schedule (with its event log) here.")]
-    = None,
-    save_instance: Annotated[str | None, typer.Option(
-        "--save-instance", help="Write the simulated instance here.")] = None,
+    as_json: JsonFlag = False,
+    output: ScheduleOutput = None,
+    save_instance: SaveInstance = None,
 ) -> None:
     """Simulate hosts pulling tasks, with the Promethee scheduler or FCFS.
 
@@ -167,7 +167,7 @@ def import_fta(
     start_column: Annotated[int, typer.Option(min=0, help="Column of the start time.")] = 6,
     end_column: Annotated[int, typer.Option(min=0, help="Column of the end time.")] = 7,
     available_type: Annotated[str, typer.Option(help="Event type meaning available.")] = "1",
-    name: Annotated[str | None, typer.Option(help="Instance name.")] = None,
+    name: InstanceName = None,
 ) -> None:
     """Hosts and availability windows from FTA traces, with the paper's workload WL.
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 
@@ -19,6 +19,25 @@ from hybridsched.cli.clickcompat import ParameterSource
 from hybridsched.errors import InputError
 from hybridsched.io.outputs import check_output_path
 from hybridsched.result import Result
+
+#: The options every ``generate FAMILY`` / ``simulate FAMILY`` command shares.
+InstanceArgument = Annotated[Path | None, typer.Argument(
+    metavar="[INSTANCE]", help="Instance file; without it, the generator options make one.")]
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+ScheduleOutput = Annotated[str | None, typer.Option(
+    "-o", "--output", help="Write the realised schedule (with its event log) here.")]
+SaveInstance = Annotated[str | None, typer.Option(
+    "--save-instance", help="Write the simulated instance here.")]
+InstanceName = Annotated[str | None, typer.Option(help="Instance name.")]
+
+
+def generate_to(output: str, family_name: str, make_instance: Callable[[], Any],
+                inputs: Sequence[Path] = ()) -> Any:
+    """Check ``output``, make the instance and write it there (``-``: standard output)."""
+    target = check_output_path(output, "-o", allow_stdout=True, inputs=list(inputs))
+    instance = make_instance()
+    save_instance_file(target, family_name, instance)
+    return instance
 
 
 def save_instance_file(path: Path, family_name: str, instance: Any) -> None:

@@ -23,12 +23,10 @@ if TYPE_CHECKING:
 def gantt_chart_gang(instance: Instance, solution: Solution, *, max_rows: int = 60,
                      title: str | None = None, ax: Axes | None = None) -> Figure:
     """Draw the schedule (see the module docstring)."""
-    from hybridsched.experiments.plots import _axes, _colours
+    from hybridsched.experiments.plots import _axes, _colours, spread_rows
 
     used = np.unique(solution.task_vm)
-    shown = used if len(used) <= max_rows else used[
-        np.linspace(0, len(used) - 1, max_rows).round().astype(int)]
-    row = {int(v): k for k, v in enumerate(shown)}
+    shown, row = spread_rows(used, max_rows)
     figure, axes = _axes(ax, (10, 0.25 * max(len(shown), 1) + 1.8))
     colours = _colours(min(instance.n_jobs, 20))
     begin = solution.start[solution.task_job]

@@ -33,12 +33,10 @@ def gantt_chart_pull(instance: Instance, solution: Solution, *, max_rows: int = 
     """Draw the schedule (see the module docstring)."""
     from matplotlib.patches import Patch
 
-    from hybridsched.experiments.plots import _axes
+    from hybridsched.experiments.plots import _axes, spread_rows
 
     used = np.unique(solution.host)
-    shown = used if len(used) <= max_rows else used[
-        np.linspace(0, len(used) - 1, max_rows).round().astype(int)]
-    row = {int(h): k for k, h in enumerate(shown)}
+    shown, row = spread_rows(used, max_rows)
     figure, axes = _axes(ax, (10, 0.25 * max(len(shown), 1) + 1.8))
     horizon = float(solution.end.max()) if solution.n_tasks else 1.0
     for h, k in row.items():

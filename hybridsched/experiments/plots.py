@@ -106,6 +106,13 @@ def _spread(items: list[tuple[int, int]], k: int) -> list[tuple[int, int]]:
     return [items[i] for i in picks]
 
 
+def spread_rows(used: np.ndarray, max_rows: int) -> tuple[np.ndarray, dict[int, int]]:
+    """At most ``max_rows`` of the resources ``used``, evenly spread, and ``{resource: row}``."""
+    shown = used if len(used) <= max_rows else used[
+        np.linspace(0, len(used) - 1, max_rows).round().astype(int)]
+    return shown, {int(r): k for k, r in enumerate(shown)}
+
+
 def _used_rows(machines: np.ndarray, units: np.ndarray, max_rows: int
                ) -> list[tuple[int, int]]:
     """The distinct ``(machine, core)`` pairs a schedule uses, sorted; checks ``max_rows``."""

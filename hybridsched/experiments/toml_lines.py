@@ -158,3 +158,22 @@ def located(file: Path | str, text: str, path: str, reason: str) -> str:
     line = line_of(key_lines(text), path) if path else None
     where = f"{file}:{line}" if line is not None else str(file)
     return f"{where}: {path}: {reason}" if path else f"{where}: {reason}"
+
+
+def load_model(model: Any, path: str | Path) -> tuple[Any, str]:
+    """Read a TOML file and validate it with the pydantic ``model``: ``(instance, text)``.
+
+    Raises
+    ------
+    InputError
+        ``PATH:LINE: key.path: reason`` for the first validation error.
+    """
+    from pydantic import ValidationError
+
+    data, text = load_toml(path)
+    try:
+        return model.model_validate(data), text
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise InputError(located(path, text, join_path(*first["loc"]),
+                                 first["msg"].removeprefix("Value error, "))) from None

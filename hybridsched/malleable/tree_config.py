@@ -40,7 +40,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from hybridsched.errors import InputError
-from hybridsched.experiments.toml_lines import join_path, load_toml, located
+from hybridsched.experiments.toml_lines import join_path, load_model, located
 from hybridsched.io.jsonio import describe_validation_error, read_json
 from hybridsched.malleable.files import resource_from_doc
 from hybridsched.malleable.instance import AgentTree, Resource
@@ -113,14 +113,7 @@ def _resource(fields: dict[str, Any], rid: str, where: str) -> Resource:
 
 
 def _from_toml(path: str | Path) -> Platform:
-    data, text = load_toml(path)
-    try:
-        config = _TreeConfig.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        key = join_path(*first["loc"])
-        raise InputError(located(path, text, key, first["msg"].removeprefix("Value error, ")
-                                 )) from None
+    config, text = load_model(_TreeConfig, path)
     leaves = math.prod(config.fanout)
     if leaves > MAX_LEAVES:
         raise InputError(located(path, text, "fanout", f"{leaves} leaves, more than "

@@ -30,10 +30,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from hybridsched.errors import InputError
-from hybridsched.experiments.toml_lines import join_path, load_toml, located
+from hybridsched.experiments.toml_lines import load_model, located
 from hybridsched.io.documents import integer, number
 
 Fraction = number(gt=0, le=1)
@@ -79,13 +79,7 @@ def load_soft_spec(path: str | Path) -> SoftSpec:
     """Read and check a spec; errors are one line ``SPEC:LINE: key: reason``."""
     from hybridsched.pull.generator import check_dcis
 
-    data, text = load_toml(path)
-    try:
-        spec = SoftSpec.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        key = join_path(*first["loc"])
-        raise InputError(located(path, text, key, first["msg"])) from None
+    spec, text = load_model(SoftSpec, path)
     try:
         check_dcis([d.strip() for d in spec.study.dci.split(",") if d.strip()])
     except InputError as exc:
