@@ -24,10 +24,8 @@ from hybridsched.cli.simulating import (
     simulate,
 )
 from hybridsched.errors import InputError
+from hybridsched.io.limits import MAX_PULL_UNITS as MAX_UNITS
 from hybridsched.io.outputs import check_output_path
-
-#: Most work units ``generate pull`` and ``simulate pull`` accept.
-MAX_UNITS = 10**6
 
 
 class Behaviour(StrEnum):

@@ -32,7 +32,7 @@ from pydantic_core import ErrorDetails, PydanticCustomError
 
 from hybridsched.errors import InputError
 from hybridsched.families import Family, get_family
-from hybridsched.io.limits import MAX_PROCESSORS, MAX_SITE_BOT_PAIRS, MAX_TASKS
+from hybridsched.io.limits import MAX_PROCESSORS, MAX_PULL_UNITS, MAX_SITE_BOT_PAIRS, MAX_TASKS
 
 #: Largest integer accepted anywhere in options and specs (TOML integers are 64-bit).
 MAX_INT = 2**63 - 1
@@ -187,7 +187,7 @@ class GangOptions(_Options):
 class PullOptions(_Options):
     """Options of the ``pull`` generator (those of ``generate pull``)."""
 
-    units: Annotated[Int, Field(ge=0, le=10**6)] = 2000
+    units: Annotated[Int, Field(ge=0, le=MAX_PULL_UNITS)] = 2000
     dci: str = "idg,cloud,beg"
     capacity: Annotated[Real, Field(gt=0)] = 10_000.0
     behaviour: Literal["all", "intime", "delay", "never"] = "all"

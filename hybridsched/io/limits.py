@@ -41,3 +41,7 @@ def check_pairs(jobs: int, resources: int, kind: str, where: str) -> None:
 #: Latest minute of a malleable schedule (arrivals, deadlines and simulated ends);
 #: online simulators keep per-minute arrays up to it.
 MAX_MINUTES = 10**7
+
+#: Most work units of a pull instance. Each decision ranks the queue, so a run
+#: costs about units^2 log(units): 10^5 units already take hours.
+MAX_PULL_UNITS = 10**5

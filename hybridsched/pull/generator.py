@@ -39,6 +39,7 @@ import numpy as np
 
 from hybridsched.errors import InputError
 from hybridsched.pull.instance import BEHAVIOURS, DCIS, Behaviour, Instance
+from hybridsched.pull.schema import MAX_HOSTS, MAX_UNITS
 
 HOUR = 3600.0
 IDG_CPU = tuple(range(50, 401, 50))
@@ -46,8 +47,6 @@ CLOUD_CPU_PRICE = ((250, 0.001), (300, 0.005), (350, 0.0075), (400, 0.01))
 BEG_CPU = (50, 100, 150)
 #: ``dci -> (fraction of erroneous hosts, highest error probability)`` (Table 4).
 ERRORS = {"idg": (0.40, 0.70), "cloud": (0.02, 0.05), "beg": (0.10, 0.20)}
-#: Most work units one call generates.
-MAX_UNITS = 10**6
 
 
 def _alternating(rng: np.random.Generator, horizon: float, on: float, off: float
@@ -118,6 +117,9 @@ def generate(units: int = 2000, dcis: Sequence[str] = DCIS, seed: int = 0, *,
     if not (math.isfinite(capacity) and capacity > 0 and math.isfinite(horizon)
             and horizon > 0):
         raise InputError("capacity and horizon must be finite numbers > 0")
+    if capacity / min(BEG_CPU[0], IDG_CPU[0]) * len(dcis) > MAX_HOSTS:
+        raise InputError(f"capacity: {capacity:g} per DCI could need more than {MAX_HOSTS:,} "
+                         "hosts")
     if behaviour not in BEHAVIOURS:
         raise InputError(f"behaviour: choose among {', '.join(BEHAVIOURS)}, got {behaviour!r}")
     rng = np.random.default_rng(seed)

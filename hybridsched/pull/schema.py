@@ -32,13 +32,15 @@ from hybridsched.io.documents import (
     integer,
     number,
 )
+from hybridsched.io.limits import MAX_PULL_UNITS
 from hybridsched.pull.solution import OUTCOMES
 
 FAMILY = "pull"
 #: Latest time accepted (seconds; about 30 years).
 MAX_TIME = 1e9
-#: Most work units, hosts and windows of one instance.
-MAX_UNITS = 10**6
+#: Most work units (see :data:`~hybridsched.io.limits.MAX_PULL_UNITS`), hosts and
+#: windows of one instance.
+MAX_UNITS = MAX_PULL_UNITS
 MAX_HOSTS = 10**5
 MAX_WINDOWS = 10**7
 

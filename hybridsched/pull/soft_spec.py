@@ -35,6 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from hybridsched.errors import InputError
 from hybridsched.experiments.toml_lines import load_model, located
 from hybridsched.io.documents import integer, number
+from hybridsched.pull.schema import MAX_UNITS
 
 Fraction = number(gt=0, le=1)
 
@@ -48,7 +49,7 @@ class StudyTable(_Strict):
 
     name: str = "soft"
     seeds: Annotated[list[integer(0, 2**63 - 1)], Field(min_length=1, max_length=1000)] = [0]
-    units: integer(1, 10**6) = 2000
+    units: integer(1, MAX_UNITS) = 2000
     dci: str = "idg,cloud,beg"
     capacity: number(gt=0, le=1e12) = 10_000.0
     behaviour: Literal["all", "intime", "delay", "never"] = "all"

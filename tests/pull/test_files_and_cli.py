@@ -142,6 +142,8 @@ def test_import_fta_then_simulate(tmp_path: Path, cli) -> None:
      "only the promethee method"),
     (["generate", "pull", "--capacity", "-3", "-o", "x.json"], "--capacity"),
     (["generate", "pull", "--behaviour", "sometimes", "-o", "x.json"], "--behaviour"),
+    (["generate", "pull", "--capacity", "1e9", "-o", "x.json"], "more than 100,000 hosts"),
+    (["simulate", "pull", "--units", "100001"], "--units"),
 ])
 def test_bad_options(argv, words, cli, tmp_path: Path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)

@@ -1,0 +1,121 @@
+"""Pull family: time of a full run of the paper's workload, and Table 6's comparison.
+
+Run ``python benchmarks/bench_pull.py [--units 2000] [--seeds 3] [--skip-gaussian]
+[--table6-units 500] [--start-points 20]``.
+
+1. **Speed.** For each method (Promethee, default strategy s4,26, with the
+   Linear, Level and Gaussian functions; FCFS), on seeded hybrid instances
+   (IDG + cloud + BEG, 2,000 work units by default): the median wall time of
+   one whole simulated run (decisions included), the median makespan, its
+   gap to the availability bound, and the decisions per second. Target
+   (issue 10): a full 2,000-unit run < 5 s.
+2. **Table 6 shape.** Strategy s3,1 (mixed targets, so that the preference
+   functions differ) with each function, and FCFS, on one instance read
+   from ``--start-points`` start points 6 hours apart: mean and standard
+   deviation of the makespan, and the difference to Linear.
+3. **Fig. 5 shape.** ``Delta_M = (M_FCFS - M_Promethee) / M_Promethee`` (Eq. 3,
+   default strategy) per DCI combination and behaviour, mean over seeds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+from _common import machine_line
+
+from hybridsched.pull import lower_bound
+from hybridsched.pull.generator import generate
+from hybridsched.pull.traces import start_later
+from hybridsched.registry import run_method
+
+METHODS = [("promethee linear", "promethee", {"preference": "linear"}),
+           ("promethee level", "promethee", {"preference": "level"}),
+           ("promethee gaussian", "promethee", {"preference": "gaussian"}),
+           ("fcfs", "fcfs", {})]
+S31 = {"targets": "max,max,min", "weights": "0.3333333333333333,0.3333333333333333,"
+                                            "0.3333333333333334"}
+
+
+def speed(units: int, seeds: int, skip_gaussian: bool) -> None:
+    instances = [generate(units, seed=s) for s in range(seeds)]
+    bounds = [lower_bound(i) for i in instances]
+    print(f"speed: {units} work units, {instances[0].n_hosts} hosts (seed 0), {seeds} seeds; "
+          f"median bound {statistics.median(bounds):,.0f} s")
+    for label, method, options in METHODS:
+        if skip_gaussian and "gaussian" in label:
+            continue
+        walls, spans, gaps, rates = [], [], [], []
+        for instance, bound in zip(instances, bounds, strict=True):
+            start = time.perf_counter()
+            result = run_method("pull", method, instance, seed=0, **options)
+            walls.append(time.perf_counter() - start)
+            spans.append(result.objective)
+            gaps.append(result.objective / bound - 1)
+            rates.append(result.metrics["decisions_per_second"])
+        print(f"  {label:19s} run {statistics.median(walls):6.2f} s   makespan "
+              f"{statistics.median(spans):>10,.0f} s   gap to bound "
+              f"{statistics.median(gaps):6.1%}   {statistics.median(rates):>10,.0f} "
+              "decisions/s")
+
+
+def table6(units: int, points: int) -> None:
+    base = generate(units, seed=0, horizon=90 * 86_400.0)
+    print(f"Table 6 shape: s3,1, {units} work units, {points} start points 6 h apart")
+    spans: dict[str, list[float]] = {}
+    for k in range(points):
+        instance = start_later(base, k * 6 * 3600.0)
+        for label, method, options in METHODS:
+            extra = S31 if method == "promethee" else {}
+            result = run_method("pull", method, instance, seed=k, **options, **extra)
+            spans.setdefault(label, []).append(result.objective)
+    linear = float(np.mean(spans["promethee linear"]))
+    for label, values in spans.items():
+        mean = float(np.mean(values))
+        print(f"  {label:19s} mean {mean:>10,.0f} s   std {np.std(values, ddof=1):>9,.0f} s"
+              f"   difference {100 * (mean / linear - 1):+6.2f}%")
+
+
+def fig5(units: int, seeds: int) -> None:
+    combinations = ["idg", "cloud", "beg", "idg,cloud", "idg,beg", "cloud,beg",
+                    "idg,cloud,beg"]
+    print(f"Fig. 5 shape: Delta_M in % (FCFS vs Promethee s4,26), {units} work units, "
+          f"mean of {seeds} seeds")
+    print(f"  {'DCIs':14s} {'intime':>8s} {'delay':>8s} {'never':>8s}")
+    for dci in combinations:
+        cells = []
+        for behaviour in ("intime", "delay", "never"):
+            deltas = []
+            for seed in range(seeds):
+                instance = generate(units, dci.split(","), seed=seed, behaviour=behaviour)
+                prom = run_method("pull", "promethee", instance, seed=seed).objective
+                fcfs = run_method("pull", "fcfs", instance, seed=seed).objective
+                deltas.append(100 * (fcfs - prom) / prom)
+            cells.append(f"{np.mean(deltas):+8.1f}")
+        print(f"  {dci:14s} {' '.join(cells)}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--units", type=int, default=2000)
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--skip-gaussian", action="store_true",
+                        help="leave the Gaussian out of the speed runs (its ranking is "
+                             "quadratic)")
+    parser.add_argument("--table6-units", type=int, default=500)
+    parser.add_argument("--start-points", type=int, default=20)
+    parser.add_argument("--fig5-units", type=int, default=500)
+    parser.add_argument("--fig5-seeds", type=int, default=3)
+    args = parser.parse_args()
+    print(machine_line())
+    speed(args.units, args.seeds, args.skip_gaussian)
+    if args.start_points > 1:
+        table6(args.table6_units, args.start_points)
+    if args.fig5_seeds > 0:
+        fig5(args.fig5_units, args.fig5_seeds)
+
+
+if __name__ == "__main__":
+    main()
