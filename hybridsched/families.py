@@ -96,6 +96,15 @@ class Family:
     size: Callable[[Any], int] | None = None
 
 
+#: The document converters every family's ``files`` module defines.
+CONVERTERS = ("instance_from_dict", "instance_to_dict", "solution_from_dict", "solution_to_dict")
+
+
+def converters(files: Any) -> dict[str, Callable[..., Any]]:
+    """The four converters of a family's ``files`` module, as :class:`Family` keywords."""
+    return {name: getattr(files, name) for name in CONVERTERS}
+
+
 _FAMILIES: dict[str, Family] = {}
 
 

@@ -15,7 +15,7 @@ from hybridsched.bot_sites import files
 from hybridsched.bot_sites.checker import check, evaluate
 from hybridsched.bot_sites.instance import Instance
 from hybridsched.bot_sites.solution import Solution
-from hybridsched.families import Family, register_family
+from hybridsched.families import Family, converters, register_family
 
 
 def infeasible_items(instance: Instance) -> list[str]:
@@ -65,10 +65,7 @@ FAMILY = register_family(
     Family(
         name="bot-sites",
         objective_name="makespan",
-        instance_from_dict=files.instance_from_dict,
-        instance_to_dict=files.instance_to_dict,
-        solution_from_dict=files.solution_from_dict,
-        solution_to_dict=files.solution_to_dict,
+        **converters(files),
         check=check,
         evaluate=evaluate,
         infeasible_items=infeasible_items,

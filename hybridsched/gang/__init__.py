@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hybridsched.families import Family, register_family
+from hybridsched.families import Family, converters, register_family
 from hybridsched.gang import files
 from hybridsched.gang.checker import check, evaluate
 from hybridsched.gang.instance import Instance
@@ -44,10 +44,7 @@ FAMILY = register_family(
     Family(
         name="gang",
         objective_name="unfinished jobs",
-        instance_from_dict=files.instance_from_dict,
-        instance_to_dict=files.instance_to_dict,
-        solution_from_dict=files.solution_from_dict,
-        solution_to_dict=files.solution_to_dict,
+        **converters(files),
         check=check,
         evaluate=evaluate,
         infeasible_items=infeasible_items,

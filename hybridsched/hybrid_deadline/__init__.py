@@ -4,7 +4,7 @@ After Wang, Song, Sun and Liu (2016), *Managing deadline-constrained
 bag-of-tasks jobs on hybrid clouds with closest deadline first scheduling*.
 """
 
-from hybridsched.families import Family, register_family
+from hybridsched.families import Family, converters, register_family
 from hybridsched.hybrid_deadline import files
 from hybridsched.hybrid_deadline.checker import check, evaluate
 from hybridsched.hybrid_deadline.instance import PM, Instance, VMType
@@ -29,10 +29,7 @@ FAMILY = register_family(
     Family(
         name="hybrid-deadline",
         objective_name="rent cost ($)",
-        instance_from_dict=files.instance_from_dict,
-        instance_to_dict=files.instance_to_dict,
-        solution_from_dict=files.solution_from_dict,
-        solution_to_dict=files.solution_to_dict,
+        **converters(files),
         check=check,
         evaluate=evaluate,
         infeasible_items=infeasible_items,

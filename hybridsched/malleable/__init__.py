@@ -10,7 +10,7 @@ objective is the penalised cost of policy A (``penalised_a``); ``cost``,
 
 from __future__ import annotations
 
-from hybridsched.families import Family, register_family
+from hybridsched.families import Family, converters, register_family
 from hybridsched.malleable import files
 from hybridsched.malleable.checker import check, evaluate
 from hybridsched.malleable.instance import Instance, Resource, ResourceType
@@ -45,10 +45,7 @@ FAMILY = register_family(
     Family(
         name="malleable",
         objective_name="penalised cost (policy A)",
-        instance_from_dict=files.instance_from_dict,
-        instance_to_dict=files.instance_to_dict,
-        solution_from_dict=files.solution_from_dict,
-        solution_to_dict=files.solution_to_dict,
+        **converters(files),
         check=check,
         evaluate=evaluate,
         infeasible_items=infeasible_items,

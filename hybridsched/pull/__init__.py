@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from hybridsched.families import Family, register_family
+from hybridsched.families import Family, converters, register_family
 from hybridsched.pull import files
 from hybridsched.pull.bounds import makespan_lower_bound
 from hybridsched.pull.checker import check, evaluate
@@ -53,10 +53,7 @@ FAMILY = register_family(
     Family(
         name="pull",
         objective_name="makespan",
-        instance_from_dict=files.instance_from_dict,
-        instance_to_dict=files.instance_to_dict,
-        solution_from_dict=files.solution_from_dict,
-        solution_to_dict=files.solution_to_dict,
+        **converters(files),
         check=check,
         evaluate=evaluate,
         infeasible_items=infeasible_items,
