@@ -42,7 +42,7 @@ GENERATOR_FAMILIES: dict[str, str] = {"hybrid-deadline": "hybrid-deadline",
                                       "bot-sites": "bot-sites", "malleable": "malleable",
                                       "gang": "gang", "pull": "pull"}
 #: Importer name -> family of the instances it makes.
-IMPORTERS: dict[str, str] = {"etc": "bot-sites", "swf": "hybrid-deadline"}
+IMPORTERS: dict[str, str] = {"etc": "bot-sites", "swf": "hybrid-deadline", "fta": "pull"}
 
 
 class OptionError(InputError):
@@ -212,7 +212,19 @@ _GENERATOR_MODELS: dict[str, type[_Options]] = {"hybrid-deadline": HybridDeadlin
                                                 "malleable": MalleableOptions,
                                                 "gang": GangOptions,
                                                 "pull": PullOptions}
-_IMPORTER_MODELS: dict[str, type[_Options]] = {"etc": EtcOptions, "swf": SwfOptions}
+class FtaOptions(_Options):
+    """Options of the ``fta`` importer: one trace, the hosts of one DCI (see ``import-fta``)."""
+
+    dci: Literal["idg", "cloud", "beg"] = "idg"
+    units: Annotated[Int, Field(ge=0, le=MAX_PULL_UNITS)] = 2000
+    seed: Annotated[Int, Field(ge=0)] = 0
+    capacity: Annotated[Real, Field(gt=0)] | None = None
+    offset: Annotated[Real, Field(ge=0)] = 0.0
+    behaviour: Literal["all", "intime", "delay", "never"] = "all"
+
+
+_IMPORTER_MODELS: dict[str, type[_Options]] = {"etc": EtcOptions, "swf": SwfOptions,
+                                               "fta": FtaOptions}
 
 
 def _parse(model: type[_Options], options: Mapping[str, Any]) -> _Options:
@@ -490,6 +502,14 @@ class InstanceSource:
                                        window_s=parsed.window_s, limit=parsed.limit,
                                        pms=parsed.pms,
                                        name=_swf_name(self._path(), parsed)).instance
+        if isinstance(parsed, FtaOptions):
+            from hybridsched.pull.traces import instance_from_traces
+
+            stem = Path(self._path()).name.removesuffix(".gz")
+            return instance_from_traces(
+                [(self._path(), parsed.dci)], units=parsed.units, seed=parsed.seed,
+                capacity=parsed.capacity, offset=parsed.offset, behaviour=parsed.behaviour,
+                name=f"{stem}-{parsed.dci}-{parsed.units}-s{parsed.seed}-o{parsed.offset:g}")
         from hybridsched.io.etc import read_etc
 
         return read_etc(self._path())

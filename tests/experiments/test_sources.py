@@ -186,7 +186,7 @@ def test_unknown_generator_family_and_importer():
     assert GENERATOR_FAMILIES == {"hybrid-deadline": "hybrid-deadline",
                                   "bot-sites": "bot-sites", "malleable": "malleable",
                                   "gang": "gang", "pull": "pull"}
-    assert IMPORTERS == {"etc": "bot-sites", "swf": "hybrid-deadline"}
+    assert IMPORTERS == {"etc": "bot-sites", "swf": "hybrid-deadline", "fta": "pull"}
     with pytest.raises(InputError, match="no generator for family 'nope'"):
         check_generator_options("nope", {})
     with pytest.raises(InputError, match="unknown importer 'xls'"):

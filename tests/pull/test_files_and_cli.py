@@ -173,3 +173,19 @@ def test_import_fta_option_errors(tmp_path: Path, cli) -> None:
     assert code == 2 and "1 trace(s) but 2 DCI(s)" in err
     code, _, err = cli("import-fta", tmp_path / "missing.txt", "-o", tmp_path / "i.json")
     assert code == 2 and "missing.txt" in err
+
+
+def test_fta_traces_in_a_campaign_with_an_offset_grid(tmp_path: Path) -> None:
+    from hybridsched.experiments.campaign import run_campaign
+    from hybridsched.experiments.store import load_results
+
+    (tmp_path / "boinc.txt").write_text(TRACE)
+    spec = tmp_path / "c.toml"
+    spec.write_text('[[instances]]\nimporter = "fta"\nfiles = ["boinc.txt"]\n'
+                    'options = { dci = "idg", units = 8, offset = [0, 20000] }\n\n'
+                    '[[methods]]\nname = "promethee"\n\n[[methods]]\nname = "fcfs"\n')
+    run_campaign(spec, tmp_path / "out", mode="serial")
+    table = load_results(tmp_path / "out")
+    assert len(table) == 4 and set(table["status"]) == {"feasible"}
+    assert sorted(set(table["instance"])) == ["boinc.txt-idg-8-s0-o0", "boinc.txt-idg-8-s0-o20000"]
+    assert (table["gap"] >= 0).all()
