@@ -84,10 +84,14 @@ def get_method(family: str, name: str) -> Method:
     return known[name]
 
 
-def check_options(family: str, name: str, options: dict[str, Any]) -> None:
+def check_options(family: str, name: str, options: dict[str, Any], *, whole: bool = True
+                  ) -> None:
     """Reject options that method ``name`` of ``family`` does not take (one-line InputError).
 
     ``objective`` must also name one of the family's selectable objectives.
+    With ``whole`` (``options`` is everything the method will get), the
+    method's own check of the values runs too; a part alone may wrongly fail
+    a check that ties options together (``q <= p``).
     """
     fam = get_family(family)
     method = get_method(family, name)
@@ -102,7 +106,7 @@ def check_options(family: str, name: str, options: dict[str, Any]) -> None:
             choices = ", ".join(fam.objectives) or "none: it has a single objective"
             raise InputError(f"option --objective: {value!r} is not an objective of family "
                              f"{family!r} (choose from: {choices})")
-    if method.check_options is not None:
+    if whole and method.check_options is not None:
         method.check_options(options)
 
 

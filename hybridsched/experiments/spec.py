@@ -527,10 +527,18 @@ def _check_options(request: _Request, family: str) -> None:
     for key, values, is_list in request.axes:
         for k, value in enumerate(values):
             try:
-                check_options(family, request.name, {key: value})
+                check_options(family, request.name, {key: value}, whole=False)
             except InputError as exc:
                 where = _join(request.path, "options", key, k if is_list else None)
                 raise _SpecError(where, str(exc)) from None
+    # Then every grid point whole: some checks tie options together (q <= p).
+    for index in product(*(range(len(values)) for _, values, _ in request.axes)):
+        point = {key: values[i] for (key, values, _), i in zip(request.axes, index,
+                                                                strict=True)}
+        try:
+            check_options(family, request.name, point)
+        except InputError as exc:
+            raise _SpecError(_join(request.path, "options"), str(exc)) from None
 
 
 def _text(value: Any) -> str:

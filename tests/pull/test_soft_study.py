@@ -83,3 +83,23 @@ def test_bad_specs(text, words, tmp_path: Path, cli) -> None:
     code, _, err = cli("soft", spec, "-o", tmp_path / "out")
     assert code == 2 and words in err and "Traceback" not in err
     assert not (tmp_path / "out").exists()  # nothing is made for a bad spec
+
+
+@pytest.mark.parametrize("options, words", [
+    ('{ preference = "level", q = 2.0, p = 3.0 }', None),
+    ('{ preference = "level", q = [0.5, 2.0], p = 3.0 }', None),
+    ('{ preference = "level", q = 2.0 }', "q (2) must not exceed p (1)"),
+    ('{ weights = ["0.5,0.3,0.2", "0.5,0.5,0.5"] }', "weights must sum to 1"),
+])
+def test_campaign_specs_check_option_values_together(options, words, tmp_path: Path) -> None:
+    from hybridsched.experiments.spec import load_spec
+
+    spec = tmp_path / "c.toml"
+    spec.write_text('[[instances]]\ngenerator = "pull"\noptions = { units = 5 }\n\n'
+                    f'[[methods]]\nname = "promethee"\noptions = {options}\n')
+    if words is None:
+        assert load_spec(spec).methods
+    else:
+        with pytest.raises(InputError, match=r"c\.toml:7: methods\[0\]\.options") as error:
+            load_spec(spec)
+        assert words in str(error.value)
