@@ -33,14 +33,14 @@ uniform draw among the queued tasks.
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
 
 from hybridsched.errors import InputError
-from hybridsched.heuristics.promethee import Criterion, criterion_sums, flows
+from hybridsched.heuristics.promethee import Criterion, check_criteria, criterion_sums, flows
+from hybridsched.pull.online import PullPolicy
 from hybridsched.pull.reputation import eei
 
 #: Criteria the scheduler evaluates, in order.
@@ -51,8 +51,6 @@ PREFERENCES = {"linear": (0.0, 1.0), "level": (0.5, 1.0), "gaussian": (0.0, 1.0)
 #: weights (ECT, price, EEI) = (0.6, 0.1, 0.3) (Tables 7, 8 and 11).
 DEFAULT_WEIGHTS = (0.6, 0.1, 0.3)
 DEFAULT_TARGETS = ("max", "max", "max")
-#: Tolerance of the weights' sum.
-WEIGHT_TOL = 1e-6
 
 
 @dataclass(frozen=True)
@@ -91,10 +89,7 @@ def parse_weights(value: str | Sequence[float]) -> tuple[float, ...]:
     if len(weights) != len(CRITERIA):
         raise InputError(f"option --weights: give {len(CRITERIA)} weights "
                          f"({', '.join(CRITERIA)}), got {len(weights)}")
-    if any(not math.isfinite(w) or w < 0 for w in weights):
-        raise InputError(f"option --weights: weights must be finite and >= 0, got {value!r}")
-    if abs(sum(weights) - 1.0) > WEIGHT_TOL:
-        raise InputError(f"option --weights: weights must sum to 1, got {sum(weights):g}")
+    check_criteria([Criterion(weight=w) for w in weights], "option --weights")
     return weights
 
 
@@ -143,30 +138,16 @@ def check_strategy_options(options: dict) -> None:
                 ("preference", "weights", "targets", "q", "p", "window")})
 
 
-class Decisions:
-    """Counts and wall time of scheduling decisions."""
-
-    def __init__(self) -> None:
-        self.count = 0
-        self.seconds = 0.0
-
-    @property
-    def per_second(self) -> float:
-        """Decisions per second of decision time."""
-        return self.count / self.seconds if self.seconds > 0 else 0.0
-
-
-class PrometheeScheduler:
+class PrometheeScheduler(PullPolicy):
     """Pick the best-ranked queued task for a pulling host (module docstring)."""
 
     def __init__(self, chosen: Strategy, rng: np.random.Generator, flows_method: str = "auto"
                  ) -> None:
+        super().__init__(rng)
         self.strategy = chosen
-        self.rng = rng
         self.flows_method = flows_method  # "auto" (the fast path where it applies) or "pairwise"
-        self.decisions = Decisions()
         q, p = chosen.thresholds
-        self._criteria = [Criterion(target=t, weight=w, function=_function(chosen.preference, q),
+        self._criteria = [Criterion(target=t, weight=w, function=chosen.preference,
                                     q=q, p=p, s=p, relative=True)
                           for t, w in zip(chosen.targets, chosen.weights, strict=True)]
 
@@ -205,40 +186,21 @@ class PrometheeScheduler:
         minus += eei_c.weight * down
         return (plus - minus) / (n - 1)
 
-    def __call__(self, candidates: np.ndarray, noi: np.ndarray, cpu: float, price: float,
-                 noi_max: float, reputation: float) -> int:
-        """The unit (from ``candidates``) to send to the pulling host."""
-        started = time.perf_counter()
+    def choose(self, candidates: np.ndarray, noi: np.ndarray, cpu: float, price: float,
+               noi_max: float, reputation: float) -> int:
+        """The best net flow among ``candidates`` (or a random window of them)."""
         chosen = candidates
         if self.strategy.window < 1 and len(candidates) > 1:
             size = max(1, math.ceil(self.strategy.window * len(candidates)))
             chosen = np.sort(self.rng.choice(candidates, size, replace=False))
         net = self.net_flows(noi[chosen], cpu, price, noi_max, reputation)
-        unit = int(chosen[int(np.argmax(net))])
-        self.decisions.count += 1
-        self.decisions.seconds += time.perf_counter() - started
-        return unit
+        return int(chosen[int(np.argmax(net))])
 
 
-def _function(preference: str, q: float) -> str:
-    """The :mod:`promethee` function of a paper's preference function."""
-    if preference == "linear":
-        return "vshape" if q == 0 else "linear"
-    return preference
-
-
-class Fcfs:
+class Fcfs(PullPolicy):
     """A uniformly random queued task (the paper's FCFS)."""
 
-    def __init__(self, rng: np.random.Generator) -> None:
-        self.rng = rng
-        self.decisions = Decisions()
-
-    def __call__(self, candidates: np.ndarray, noi: np.ndarray, cpu: float, price: float,
-                 noi_max: float, reputation: float) -> int:
+    def choose(self, candidates: np.ndarray, noi: np.ndarray, cpu: float, price: float,
+               noi_max: float, reputation: float) -> int:
         """A random unit of ``candidates``."""
-        started = time.perf_counter()
-        unit = int(candidates[self.rng.integers(len(candidates))])
-        self.decisions.count += 1
-        self.decisions.seconds += time.perf_counter() - started
-        return unit
+        return int(candidates[self.rng.integers(len(candidates))])

@@ -34,7 +34,6 @@ the last unit completes are recorded as ``cancelled``.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -52,9 +51,35 @@ from hybridsched.pull.solution import (
 )
 from hybridsched.sim import Simulation
 
-#: ``policy(candidates, noi, cpu, price, noi_max, reputation) -> unit``; it has
-#: a ``decisions`` attribute (count and wall time).
-Policy = Callable[..., int]
+
+class Decisions:
+    """Counts and wall time of scheduling decisions."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.seconds = 0.0
+
+
+class PullPolicy:
+    """A pull policy: :meth:`choose` a queued unit for the pulling host; calls are timed."""
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.rng = rng
+        self.decisions = Decisions()
+
+    def choose(self, candidates: np.ndarray, noi: np.ndarray, cpu: float, price: float,
+               noi_max: float, reputation: float) -> int:
+        """The unit (from ``candidates``) to send to the pulling host."""
+        raise NotImplementedError
+
+    def __call__(self, candidates: np.ndarray, noi: np.ndarray, cpu: float, price: float,
+                 noi_max: float, reputation: float) -> int:
+        """:meth:`choose`, counted and timed in :attr:`decisions`."""
+        started = time.perf_counter()
+        unit = self.choose(candidates, noi, cpu, price, noi_max, reputation)
+        self.decisions.count += 1
+        self.decisions.seconds += time.perf_counter() - started
+        return unit
 
 
 @dataclass
@@ -84,7 +109,7 @@ class _Running:
     outcome: int  # what happens if the host stays until ``end``
 
 
-def simulate(instance: Instance, policy: Policy) -> tuple[Solution, OnlineStats]:
+def simulate(instance: Instance, policy: PullPolicy) -> tuple[Solution, OnlineStats]:
     """Run ``policy`` on ``instance``; return the realised schedule and counters."""
     started_at = time.perf_counter()
     sim = Simulation()
