@@ -135,6 +135,16 @@ def _with_p(c: Criterion, p: float) -> Criterion:
     return replace(c, p=max(p, c.q + 1e-12) if c.function in ("linear", "vshape") else p)
 
 
+def _resolved(c: Criterion, s: np.ndarray) -> Criterion:
+    """``c`` with thresholds in absolute units, sigma taken (once) from the sorted values ``s``."""
+    if not c.relative and c.p is not None:
+        return c
+    sigma = _sorted_deviation_std(s)
+    if c.relative:
+        c = scaled(c, sigma)
+    return _with_p(c, sigma) if c.p is None else c
+
+
 def _pairwise_sums(x: np.ndarray, c: Criterion) -> tuple[np.ndarray, np.ndarray]:
     """``sum_b P(x_a - x_b)`` and ``sum_b P(x_b - x_a)`` by the definition (chunked).
 
@@ -142,13 +152,10 @@ def _pairwise_sums(x: np.ndarray, c: Criterion) -> tuple[np.ndarray, np.ndarray]
     only the pairs ``a < b`` (``d = s_b - s_a >= 0``) are evaluated, once each:
     ``P`` adds to ``b``'s positive sum and ``a``'s negative sum.
     """
-    if c.relative:
-        c = scaled(c, pairwise_deviation_std(x))
-    if c.p is None:
-        c = _with_p(c, pairwise_deviation_std(x))
     n = len(x)
     order = np.argsort(x, kind="stable")
     s = x[order]
+    c = _resolved(c, s)
     given_sorted, taken_sorted = np.zeros(n), np.zeros(n)
     for first in range(0, n, CHUNK_ROWS):
         last = min(first + CHUNK_ROWS, n)
@@ -179,10 +186,7 @@ def _fast_sums(x: np.ndarray, c: Criterion) -> tuple[np.ndarray, np.ndarray]:
     order = np.argsort(x, kind="stable")
     s = x[order]
     n = len(s)
-    if c.relative:
-        c = scaled(c, _sorted_deviation_std(s))
-    if c.p is None:
-        c = _with_p(c, _sorted_deviation_std(s))
+    c = _resolved(c, s)
     if c.function == "usual":
         # P(x_a - x_b) = 1 iff x_b < x_a; P(x_b - x_a) = 1 iff x_b > x_a.
         given_sorted = np.searchsorted(s, s, side="left").astype(float)
