@@ -55,15 +55,11 @@ BehaviourOption = Annotated[Behaviour, typer.Option(help="Result behaviour: all 
 GENERATOR_OPTIONS = ("units", "dci", "capacity", "behaviour")
 
 
-def _dcis(text: str) -> tuple[str, ...]:
-    return tuple(d.strip().lower() for d in text.split(",") if d.strip())
-
-
 def _generate(units: int, dci: str, seed: int, capacity: float, behaviour: Behaviour,
               name: str | None = None) -> Any:
-    from hybridsched.pull.generator import generate
+    from hybridsched.pull.generator import generate, parse_dcis
 
-    return generate(units, _dcis(dci), seed, capacity=capacity, behaviour=behaviour.value,
+    return generate(units, parse_dcis(dci), seed, capacity=capacity, behaviour=behaviour.value,
                     name=name)
 
 
@@ -137,9 +133,9 @@ def simulate_pull(
         output=output, save_instance=save_instance, seed=seed, **options)
     from hybridsched.pull import lower_bound
 
+    bound = lower_bound(instance)
     show(f"{instance.name} - {method}", instance, result, as_json,
-         extra={"lower_bound": lower_bound(instance)},
-         rows=[("makespan lower bound", lower_bound(instance))])
+         extra={"lower_bound": bound}, rows=[("makespan lower bound", bound)])
 
 
 @app.command("import-fta", epilog=EXIT_CODES,
@@ -172,9 +168,10 @@ def import_fta(
     Each host gets a CPU, price and error probability drawn for its DCI
     (Tables 3 and 4); the instance runs with 'hybridsched simulate pull FILE'.
     """
+    from hybridsched.pull.generator import parse_dcis
     from hybridsched.pull.traces import instance_from_traces
 
-    dcis = _dcis(dci)
+    dcis = parse_dcis(dci)
     if len(dcis) != len(traces):
         raise InputError(f"option --dci: {len(traces)} trace(s) but {len(dcis)} DCI(s) "
                          f"({dci!r}); give one DCI per trace")

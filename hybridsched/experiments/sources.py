@@ -282,10 +282,10 @@ def _parse_generator(family: str, options: Mapping[str, Any]) -> _Options:
     if isinstance(parsed, BotSitesOptions):
         _check_bot_sites(parsed)
     if isinstance(parsed, PullOptions):
-        from hybridsched.pull.generator import check_dcis
+        from hybridsched.pull.generator import parse_dcis
 
         try:
-            check_dcis([d.strip() for d in parsed.dci.split(",") if d.strip()])
+            parse_dcis(parsed.dci)
         except InputError as exc:
             raise OptionError(None, str(exc)) from None
     return parsed
@@ -475,9 +475,10 @@ class InstanceSource:
                                  vms=parsed.vms)
         if isinstance(parsed, PullOptions):
             from hybridsched.pull.generator import generate as generate_pull
+            from hybridsched.pull.generator import parse_dcis
 
-            return generate_pull(parsed.units, tuple(d.strip() for d in parsed.dci.split(",")),
-                                 self._seed(), capacity=parsed.capacity,
+            return generate_pull(parsed.units, parse_dcis(parsed.dci), self._seed(),
+                                 capacity=parsed.capacity,
                                  behaviour=parsed.behaviour)
         from hybridsched.hybrid_deadline.generator import generate
 

@@ -107,6 +107,13 @@ def check_dcis(dcis: Sequence[str]) -> None:
         raise InputError(f"dci: {', '.join(dcis)} names a DCI twice")
 
 
+def parse_dcis(text: str) -> tuple[str, ...]:
+    """DCIs from a comma-separated list (``"idg,cloud"``), checked by :func:`check_dcis`."""
+    dcis = tuple(d.strip().lower() for d in text.split(",") if d.strip())
+    check_dcis(dcis)
+    return dcis
+
+
 def generate(units: int = 2000, dcis: Sequence[str] = DCIS, seed: int = 0, *,
              capacity: float = 10_000.0, horizon: float = 30 * 24 * HOUR,
              behaviour: str = "all", name: str | None = None) -> Instance:

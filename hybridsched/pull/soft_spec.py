@@ -78,11 +78,11 @@ class SoftSpec(_Strict):
 
 def load_soft_spec(path: str | Path) -> SoftSpec:
     """Read and check a spec; errors are one line ``SPEC:LINE: key: reason``."""
-    from hybridsched.pull.generator import check_dcis
+    from hybridsched.pull.generator import parse_dcis
 
     spec, text = load_model(SoftSpec, path)
     try:
-        check_dcis([d.strip() for d in spec.study.dci.split(",") if d.strip()])
+        parse_dcis(spec.study.dci)
     except InputError as exc:
         raise InputError(located(path, text, "study.dci", str(exc))) from None
     for key in ("families", "weights"):

@@ -27,6 +27,7 @@ from typing import Any
 import pandas as pd
 
 from hybridsched.errors import InputError
+from hybridsched.pull.generator import parse_dcis
 from hybridsched.pull.soft import filter2, satisfaction, table10
 from hybridsched.pull.soft_spec import SoftSpec, campaign_text, load_soft_spec
 
@@ -47,7 +48,6 @@ class SoftReport:
     table11: pd.DataFrame
     table13: pd.DataFrame
     failed: tuple[str, ...]
-    elapsed_s: float = 0.0
 
     def summary(self) -> str:
         """One line: runs, S1 and S2."""
@@ -99,7 +99,7 @@ def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 def strategy_results(store: Path) -> tuple[pd.DataFrame, tuple[str, ...]]:
-    """Per run: ``family``, ``index``, the metrics SOFT uses; and the failed runs' labels."""
+    """Per run: ``family``, ``index`` and the metrics SOFT uses; and the failed runs' labels."""
     from hybridsched.experiments.store import load_results
 
     table = load_results(store)
@@ -114,7 +114,6 @@ def strategy_results(store: Path) -> tuple[pd.DataFrame, tuple[str, ...]]:
     results = table.loc[ok, list(columns)].rename(columns=columns)
     results.insert(0, "index", labels.loc[ok, 1].astype(int))
     results.insert(0, "family", labels.loc[ok, 0].astype(int))
-    results.insert(2, "seed", table.loc[ok, "seed"].astype(int))
     return results.reset_index(drop=True), failed
 
 
@@ -129,7 +128,7 @@ def analyse(spec: SoftSpec, results: pd.DataFrame, failed: tuple[str, ...] = ()
                                                              strict=True)])
     winners = table10(theta, filters.q1, filters.q2, filters.p)
     s1 = tuple(dict.fromkeys(winners["strategy"]))
-    dcis = [d.strip() for d in spec.study.dci.split(",") if d.strip()]
+    dcis = list(parse_dcis(spec.study.dci))
     if s1:
         second = filter2(results, list(s1), filters.q3, dcis)
         s2, table11, table13 = second.selected, second.table11, second.table13
@@ -143,13 +142,10 @@ def analyse(spec: SoftSpec, results: pd.DataFrame, failed: tuple[str, ...] = ()
 def run_soft(spec: SoftSpec | str | Path, output: str | Path, *, mode: str = "local",
              workers: int | None = None, progress: Any = None) -> SoftReport:
     """Run the study of ``spec`` into the results folder ``output`` and select strategies."""
-    import time
-
     from hybridsched.experiments.campaign import run_campaign
     from hybridsched.experiments.spec import load_spec
     from hybridsched.io.outputs import atomic_write_text, check_output_folder
 
-    started = time.perf_counter()
     spec = spec if isinstance(spec, SoftSpec) else load_soft_spec(spec)
     folder = check_output_folder(output, "-o")
     atomic_write_text(folder / CAMPAIGN, campaign_text(spec))
@@ -158,4 +154,4 @@ def run_soft(spec: SoftSpec | str | Path, output: str | Path, *, mode: str = "lo
     results, failed = strategy_results(folder / RUNS)
     report = analyse(spec, results, failed)
     report.write(folder)
-    return SoftReport(**{**report.__dict__, "elapsed_s": time.perf_counter() - started})
+    return report

@@ -79,8 +79,6 @@ def instance_from_traces(traces: Sequence[tuple[str | Path, str]], *, units: int
             attrs.append((cpu, price, error))
             windows.append(_shifted(trace.windows[node], offset))
             total += cpu
-    if len(set(ids)) != len(ids):
-        raise InputError("two traces name the same DCI and node")
     cpu, price, error = (np.array(c) for c in zip(*attrs, strict=True))
     return Instance(
         name=name or f"pull-fta-{'-'.join(d for _, d in traces)}-{units}-s{seed}",
