@@ -1,12 +1,19 @@
-"""PROMETHEE II: the fast path equals the definition; both equal pymcdm and pyrepo-mcda."""
+"""PROMETHEE II: the fast path equals the definition; both equal pymcdm and pyrepo-mcda.
+
+The ``@example`` cases are draws that once failed (issue 17): the sorted-sum
+formulas worked on raw values, and lost the small results they subtract to
+rounding near a large offset (values near 10^6 or 10^9 a few 10^-3 apart,
+near-ties), or when two values give one deviation and a zero spread.
+"""
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from hybridsched.errors import InputError
@@ -20,29 +27,51 @@ from hybridsched.heuristics.promethee import (
 
 
 @st.composite
-def problems(draw: st.DrawFn, functions=FAST_FUNCTIONS):
+def problems(draw: st.DrawFn, functions=FAST_FUNCTIONS, offsets=(0.0,), unit=1.0):
+    """Matrices and criteria; values ``offset + unit * v`` and thresholds in ``unit``s."""
     n = draw(st.integers(2, 40))
     m = draw(st.integers(1, 4))
     ties = draw(st.booleans())
+    offset = draw(st.sampled_from(offsets))
     # Random values on a binary grid, so that x_a - x_b is exact: the fast path compares
     # x_b with x_a - p, the definition rounds x_a - x_b, and only exact numbers make the
     # two agree at a threshold (with 1e-44 below a threshold the fast path is the exact one).
+    # An offset (below 2^33 with a unit of 2^-10) keeps every value exact.
     values = (st.integers(0, 4).map(float) if ties
               else st.integers(-100 * 1024, 100 * 1024).map(lambda v: v / 1024))
-    matrix = np.array([[draw(values) for _ in range(m)] for _ in range(n)])
+    matrix = offset + unit * np.array([[draw(values) for _ in range(m)] for _ in range(n)])
     raw = [draw(st.integers(1, 10)) for _ in range(m)]
     weights = [r / sum(raw) for r in raw]
     criteria = []
     for k in range(m):
-        q = float(draw(st.integers(0, 3)))
-        p = q + float(draw(st.integers(1, 3)))
+        q = unit * draw(st.integers(0, 3))
+        p = q + unit * draw(st.integers(1, 3))
         criteria.append(Criterion(draw(st.sampled_from(["min", "max"])), weights[k],
                                   draw(st.sampled_from(functions)), q, p, p / 2))
     return matrix, criteria
 
 
+def _column(offset: float, steps: tuple[int, ...], step: float) -> np.ndarray:
+    """One column of values ``offset + k * step``."""
+    return np.array([[offset + k * step] for k in steps])
+
+
+#: Values near 10^6 and 10^9, 10^-3 apart (rounded: not on a binary grid), and near-ties
+#: (equal values, one ulp apart, 10^-9 apart) near 10^6. On raw values the fast path's
+#: flows were off by 1.5e-8 to 0.04 here, and sigma by 2e-6 (relative) near 10^6.
+NEAR_1E6 = _column(1e6, (0, 1, 3, 4, 7, 2, 5), 1e-3)
+NEAR_1E9 = _column(1e9, (0, 1, 3, 4, 7, 2, 5), 1e-3)
+NEAR_TIES = np.array([[1e6], [1e6], [np.nextafter(1e6, 2e6)], [1e6 + 1e-9], [1e6 + 2e-9]])
+
+
 @settings(max_examples=300, deadline=None)
 @given(problem=problems())
+@example(problem=(NEAR_1E6, [Criterion("max", 1.0, "linear", 1e-3, 4e-3)]))
+@example(problem=(NEAR_1E6, [Criterion("min", 1.0, "vshape", 0.0, 2.5e-3)]))
+@example(problem=(NEAR_1E6, [Criterion("max", 1.0, "linear", 0.0, None)]))
+@example(problem=(NEAR_1E9, [Criterion("max", 1.0, "linear", 0.2, 1.0, relative=True)]))
+@example(problem=(NEAR_TIES, [Criterion("max", 1.0, "linear", 0.0, None)]))
+@example(problem=(NEAR_TIES, [Criterion("min", 1.0, "level", 0.5, 1.0, relative=True)]))
 def test_fast_path_equals_the_pairwise_definition(problem) -> None:
     matrix, criteria = problem
     fast = flows(matrix, criteria, "fast")
@@ -52,12 +81,55 @@ def test_fast_path_equals_the_pairwise_definition(problem) -> None:
     assert abs(fast[2].sum()) < 1e-9  # net flows sum to zero
 
 
+def _deviations(x: np.ndarray) -> np.ndarray:
+    """``|x_a - x_b|`` over the pairs ``a < b``, by the definition."""
+    return np.abs(x[:, None] - x[None, :])[np.triu_indices(len(x), 1)]
+
+
 @settings(max_examples=100, deadline=None)
 @given(values=st.lists(st.floats(-1e3, 1e3, allow_nan=False), min_size=2, max_size=60))
+# CI, issue 17: 7.62939453125e-06 for one pair (no spread), from mean(d^2) - mean(d)^2.
+@example(values=[-956.3996105722304, -355.1636829805947])
+@example(values=[89.0, 0.002889150453748777])  # the same failure, as hypothesis shrinks it
+@example(values=NEAR_1E6[:, 0].tolist())
+@example(values=NEAR_1E9[:, 0].tolist())
+@example(values=NEAR_TIES[:, 0].tolist())
 def test_deviation_std_equals_the_pairwise_one(values) -> None:
     x = np.array(values)
-    d = np.abs(x[:, None] - x[None, :])[np.triu_indices(len(x), 1)]
-    assert pairwise_deviation_std(x) == pytest.approx(float(d.std()), abs=1e-6, rel=1e-9)
+    # abs: only for subnormal spreads, where no relative accuracy is defined.
+    assert pairwise_deviation_std(x) == pytest.approx(float(_deviations(x).std()),
+                                                      abs=1e-300, rel=1e-9)
+
+
+@settings(max_examples=100, deadline=None)
+@given(offset=st.sampled_from([0.0, 1e6, -1e9, 2.0**33]),
+       steps=st.lists(st.integers(-1000, 1000), min_size=2, max_size=60))
+@example(offset=2.0**33, steps=[0, -1])  # hypothesis' shrunk failure of the raw sums
+@example(offset=1e6, steps=[0, 1, 3, 4, 7, 2, 5])
+def test_deviation_std_does_not_depend_on_an_offset(offset, steps) -> None:
+    # Exact values (a 2^-20 grid below 2^33), so that the definition's deviations are exact.
+    x = offset + np.array(steps) / 2**20
+    expected = float(_deviations(x).std())
+    assert pairwise_deviation_std(x) == pytest.approx(expected, rel=1e-12, abs=0)
+    assert pairwise_deviation_std(x - offset) == pytest.approx(expected, rel=1e-12, abs=0)
+
+
+@settings(max_examples=100, deadline=None)
+@given(problem=problems(offsets=(1e6, -1e9, 2.0**32 + 0.5), unit=2.0**-10),
+       paper=st.booleans(), relative=st.booleans())
+# Hypothesis' shrunk failure of the raw prefix sums: two values 2^-20 apart near 2^32.
+@example(problem=(np.array([[2.0**32 + 0.5], [2.0**32 + 0.5 - 2.0**-20]]),
+                  [Criterion("min", 1.0, "vshape", 0.0, 2.0**-10)]), paper=False, relative=False)
+def test_fast_path_equals_the_definition_far_from_zero(problem, paper, relative) -> None:
+    # Large offsets, spreads and thresholds of a few 2^-10: what the uncentred sums lost.
+    matrix, criteria = problem
+    if paper or relative:  # thresholds from sigma: the paper's p = sigma, or multiples of it
+        criteria = [replace(c, q=0.0, p=None) if paper
+                    else replace(c, q=c.q / c.p, p=1.0, relative=True) for c in criteria]
+    fast = flows(matrix, criteria, "fast")
+    slow = flows(matrix, criteria, "pairwise")
+    for a, b in zip(fast, slow, strict=True):
+        np.testing.assert_allclose(a, b, atol=1e-9, rtol=0)
 
 
 PYMCDM_NAMES = {"usual": "usual", "vshape": "vshape", "linear": "vshape_2", "level": "level"}
