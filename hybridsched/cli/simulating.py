@@ -88,7 +88,7 @@ def simulate(family_name: str, method: str, *, instance_file: Path | None,
         ui.note(f"wrote {save_instance}")
     with ui.spinner(f"simulating {family.size(instance) if family.size else ''} jobs"):
         result = run_method(family_name, method, instance, **options)
-    if "-o" in targets:
+    if "-o" in targets and result.solution is not None:  # no schedule: show() exits 1
         from hybridsched.storage import save_solution
 
         extra = {k: v for k, v in options.items() if k != "seed"}
@@ -100,11 +100,16 @@ def simulate(family_name: str, method: str, *, instance_file: Path | None,
 
 def show(title: str, instance: Any, result: Result, as_json: bool,
          extra: dict[str, Any] | None = None, rows: Sequence[tuple[str, Any]] = ()) -> None:
-    """Print the result's metrics as a table, or one JSON object with ``extra``."""
+    """Print the result's metrics as a table, or one JSON object with ``extra``.
+
+    A run without a schedule (an infeasible instance, or a method that gave
+    up) then ends the command with exit code 1 and one line naming why.
+    """
     from hybridsched.io.jsonio import dumps_strict
 
     if as_json:
         ui.echo(dumps_strict({**result.summary(), "instance": instance.name, **(extra or {})}))
+        _fail_without_schedule(result)
         return
     table = ui.new_table(title, show_header=False)
     table.add_column("what")
@@ -115,3 +120,11 @@ def show(title: str, instance: Any, result: Result, as_json: bool,
     for key, value in rows:
         table.add_row(key, ui.fmt(value) if not isinstance(value, str) else value)
     ui.print_table(table)
+    _fail_without_schedule(result)
+
+
+def _fail_without_schedule(result: Result) -> None:
+    if result.solution is None:
+        message = result.message or f"{result.method} found no schedule"
+        ui.error(message if message.startswith("infeasible") else f"no schedule: {message}")
+        raise typer.Exit(1)

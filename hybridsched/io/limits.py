@@ -45,3 +45,12 @@ MAX_MINUTES = 10**7
 #: Most work units of a pull instance. Each decision ranks the queue, so a run
 #: costs about units^2 log(units): 10^5 units already take hours.
 MAX_PULL_UNITS = 10**5
+
+#: Latest time of a pull instance or schedule (seconds, about 31.7 years), and so the
+#: horizon of a pull run: a result due later is never awaited. Absolute time
+#: tolerances of 1e-6 s stay above the rounding of times this large.
+MAX_PULL_SECONDS = 10**9
+
+#: Most tasks (replicas) one pull run schedules, and a pull schedule file may hold:
+#: a run whose hosts keep failing (wrong or never-returned results) stops there.
+MAX_PULL_TASKS = 10**6

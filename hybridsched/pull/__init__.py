@@ -16,26 +16,46 @@ import math
 import numpy as np
 
 from hybridsched.families import Family, converters, register_family
+from hybridsched.io.limits import MAX_PULL_SECONDS
 from hybridsched.pull import files
 from hybridsched.pull.bounds import makespan_lower_bound
 from hybridsched.pull.checker import check, evaluate
 from hybridsched.pull.instance import Instance
 from hybridsched.pull.solution import Solution
 
+#: Work units named by :func:`infeasible_items` (then "... and N more").
+NAMED_UNITS = 5
+
 
 def infeasible_items(instance: Instance) -> list[str]:
-    """Work units no host window after their arrival is long enough for (never completed)."""
-    best = np.zeros(instance.n_units)  # longest ECT a host could finish, per unit
+    """Work units no host can ever complete (so no method completes them).
+
+    A unit needs one host that returns correct results at all (error below 1,
+    results not all never returned) and one of its windows, after the unit's
+    arrival and before the run's horizon
+    (:data:`~hybridsched.io.limits.MAX_PULL_SECONDS`), long enough for the
+    unit's ECT.
+    """
+    if instance.n_units == 0:
+        return []
+    best = np.zeros(instance.n_units)  # most instructions a host could finish, per unit
     arrivals, which = np.unique(instance.arrival, return_inverse=True)
     for h, spans in enumerate(instance.windows):
-        if not spans:
+        if not spans or instance.error[h] >= 1 or instance.behaviour.never >= 1:
             continue
         a, b = np.array(spans, dtype=float).reshape(-1, 2).T
+        b = np.minimum(b, MAX_PULL_SECONDS)
         room = (b[None, :] - np.maximum(a[None, :], arrivals[:, None])).max(axis=1)
         best = np.maximum(best, room[which] * instance.cpu[h])
-    short = np.flatnonzero(instance.noi > best)
-    return [f"work unit {instance.unit_ids[u]!r} ({instance.noi[u]:g} instructions) fits in "
-            "no availability window of any host after its arrival" for u in short]
+    short = np.flatnonzero(~(instance.noi <= best))
+    if not short.size:
+        return []
+    named = ", ".join(repr(instance.unit_ids[u]) for u in short[:NAMED_UNITS])
+    more = f" and {short.size - NAMED_UNITS} more" if short.size > NAMED_UNITS else ""
+    if not np.any(best):
+        return [f"work unit(s) {named}{more}: no host ever returns a correct result"]
+    return [f"work unit(s) {named}{more} fit in no availability window of any host after "
+            f"their arrival (and before the horizon, {MAX_PULL_SECONDS:.0e} s)"]
 
 
 def reference(instance: Instance) -> dict[str, float]:

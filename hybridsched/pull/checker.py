@@ -69,8 +69,18 @@ def _window_problems(instance: Instance, solution: Solution) -> list[str]:
     for h in np.unique(hosts):
         tasks = order[hosts == h]
         spans = np.array(instance.windows[h], dtype=float).reshape(-1, 2)
-        k = np.searchsorted(spans[:, 0], solution.start[tasks] + TIME_TOL, side="right") - 1
-        inside = k >= 0
+        if not len(spans):  # a host that is never available
+            spans = np.array([[np.inf, np.inf]])
+        start = solution.start[tasks]
+        # A task's window is the one its start lies in; failing that, the next one if it
+        # starts within the tolerance (a join computed a rounding early). Looking up
+        # start + TIME_TOL directly would pick the wrong one of two windows closer than it.
+        k = np.searchsorted(spans[:, 0], start, side="right") - 1
+        exact = (k >= 0) & (start < spans[np.maximum(k, 0), 1])
+        following = np.minimum(k + 1, len(spans) - 1)
+        near = (k + 1 < len(spans)) & (spans[following, 0] <= start + TIME_TOL)
+        k = np.where(exact, k, following)
+        inside = exact | near
         ends = np.where(inside, spans[np.maximum(k, 0), 1], -np.inf)
         outside = ~inside | (solution.end[tasks] > ends + TIME_TOL)
         early_loss = ((solution.outcome[tasks] == LOST) & ~outside
@@ -168,9 +178,11 @@ def evaluate(instance: Instance, solution: Solution) -> Evaluation:
     ect = instance.noi[s.unit] / instance.cpu[s.host]
     in_time = np.isin(s.outcome, (CORRECT, WRONG)) & (s.delay <= 1.0)
     cost = float(np.sum((ect * instance.price[s.host])[in_time]))
-    scheduled = float(instance.noi[s.unit].sum())
+    # Exactly rounded sums (fsum): useful <= scheduled holds in floating point too, so
+    # the efficiencies never exceed 1 by a rounding (a schedule file refuses them).
+    scheduled = math.fsum(instance.noi[s.unit])
     done = completion < np.inf
-    useful = float(instance.noi[done].sum())
+    useful = math.fsum(instance.noi[done])
     ran = instance.noi[s.unit].astype(float)
     cut = np.isin(s.outcome, (LOST, CANCELLED))
     ran[cut] *= np.minimum(1.0, (s.end - s.start)[cut] / (ect * s.delay)[cut])
@@ -188,8 +200,8 @@ def evaluate(instance: Instance, solution: Solution) -> Evaluation:
     task_dci = dci[s.host] if s.n_tasks else np.array([], dtype=str)
     for name in instance.dcis:
         on = task_dci == name
-        executed = float(ran[on].sum())
-        util = float(instance.noi[s.unit[completing]][task_dci[completing] == name].sum())
+        executed = math.fsum(ran[on])
+        util = math.fsum(instance.noi[s.unit[completing]][task_dci[completing] == name])
         if executed > 0:
             metrics[f"efficiency_{name}"] = util / executed
         metrics[f"instructions_{name}"] = executed

@@ -22,13 +22,19 @@ from hybridsched.result import Result, Status
 FAMILY = "pull"
 
 
+#: Incomplete work units named in a message (then "and N more").
+NAMED_UNITS = 5
+
+
 def _result(name: str, instance: Instance, policy: object) -> Result:
     solution, stats = simulate(instance, policy)
-    complete = bool(np.isfinite(solution.completion(instance.n_units)).all())
-    return Result(name, FAMILY, Status.FEASIBLE if complete else Status.NO_SOLUTION,
-                  solution=solution if complete else None, metrics=stats.metrics(),
-                  message="" if complete else "the hosts' availability ends before every "
-                  "work unit has a correct result")
+    incomplete = np.flatnonzero(~np.isfinite(solution.completion(instance.n_units)))
+    if not incomplete.size:
+        return Result(name, FAMILY, Status.FEASIBLE, solution=solution, metrics=stats.metrics())
+    named = ", ".join(repr(instance.unit_ids[u]) for u in incomplete[:NAMED_UNITS])
+    more = f" and {incomplete.size - NAMED_UNITS} more" if incomplete.size > NAMED_UNITS else ""
+    return Result(name, FAMILY, Status.NO_SOLUTION, metrics=stats.metrics(),
+                  message=f"no correct result for work unit(s) {named}{more}: {stats.stopped}")
 
 
 @register_method(FAMILY, "promethee", check_options=check_strategy_options,

@@ -29,6 +29,14 @@ Idle hosts (nothing queued) pull again when new work units arrive. The
 simulation stops when every unit has a correct result, or when nothing is
 left to happen (units then stay incomplete); replicas still running when
 the last unit completes are recorded as ``cancelled``.
+
+**Limits (so that every schedule written is one the loader accepts).** The
+run's horizon is :data:`~hybridsched.io.limits.MAX_PULL_SECONDS` (10^9 s,
+the latest time a pull file may hold): a result due later is never awaited
+(its task runs on until its host leaves, or is cancelled). A run stops after
+:data:`~hybridsched.io.limits.MAX_PULL_TASKS` tasks, the most a schedule
+file may hold: hosts that keep failing could otherwise pull forever. Both
+leave units incomplete (:attr:`OnlineStats.stopped` says which limit).
 """
 
 from __future__ import annotations
@@ -38,6 +46,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from hybridsched.io.limits import MAX_PULL_SECONDS, MAX_PULL_TASKS
 from hybridsched.pull.instance import Instance
 from hybridsched.pull.reputation import Reputation
 from hybridsched.pull.solution import (
@@ -90,6 +99,8 @@ class OnlineStats:
     decision_s: float = 0.0
     events: int = 0
     wall_s: float = 0.0
+    #: Why the run stopped before every unit completed ("" when it did not).
+    stopped: str = ""
 
     def metrics(self) -> dict[str, float]:
         """Metrics a method reports beside the checker's."""
@@ -109,8 +120,12 @@ class _Running:
     outcome: int  # what happens if the host stays until ``end``
 
 
-def simulate(instance: Instance, policy: PullPolicy) -> tuple[Solution, OnlineStats]:
-    """Run ``policy`` on ``instance``; return the realised schedule and counters."""
+def simulate(instance: Instance, policy: PullPolicy, *, horizon: float = MAX_PULL_SECONDS,
+             max_tasks: int = MAX_PULL_TASKS) -> tuple[Solution, OnlineStats]:
+    """Run ``policy`` on ``instance``; return the realised schedule and counters.
+
+    ``horizon`` and ``max_tasks`` are the limits of the module docstring.
+    """
     started_at = time.perf_counter()
     sim = Simulation()
     log = sim.log
@@ -127,7 +142,8 @@ def simulate(instance: Instance, policy: PullPolicy) -> tuple[Solution, OnlineSt
     streams = [np.random.default_rng([behaviour.seed, h]) for h in range(instance.n_hosts)]
     reputation = Reputation(instance.n_hosts)
     records: list[tuple[int, int, float, float, float, int]] = []
-    done = sim.env.event()
+    done = sim.env.event()  # every unit complete, or a limit reached
+    stopped = [""]
     units, hosts = instance.unit_ids, instance.host_ids
 
     def window_end(h: int) -> float:
@@ -139,6 +155,11 @@ def simulate(instance: Instance, policy: PullPolicy) -> tuple[Solution, OnlineSt
             return
         if not queued.any():
             idle.add(h)
+            return
+        if policy.decisions.count >= max_tasks:
+            if not done.triggered:
+                stopped[0] = f"the run stopped after {max_tasks:,} tasks"
+                done.succeed()
             return
         tier = inflight[queued].min()
         candidates = np.flatnonzero(queued & (inflight == tier))
@@ -155,7 +176,7 @@ def simulate(instance: Instance, policy: PullPolicy) -> tuple[Solution, OnlineSt
         end = now + ect * delay
         running[h] = _Running(u, now, end, delay, outcome)
         log.record(now, "SCH", unit=units[u], host=hosts[h], replica=int(inflight[u]))
-        if end <= window_end(h):
+        if end <= window_end(h) and end <= horizon:
             sim.after(end - now, lambda: finish(h))
 
     def finish(h: int) -> None:
@@ -211,9 +232,12 @@ def simulate(instance: Instance, policy: PullPolicy) -> tuple[Solution, OnlineSt
     sim.arrivals(instance.arrival, arrive)
     for h in range(instance.n_hosts):
         sim.availability(instance.windows[h], lambda h=h: join(h), lambda h=h: leave(h))
-    if sim.run_until(done):
+    if sim.run_until(done) and not stopped[0]:
         for h, task in sorted(running.items()):  # replicas still running: abandoned
             records.append((task.unit, h, task.start, float(sim.now), task.delay, CANCELLED))
+    elif remaining[0] and not stopped[0]:
+        stopped[0] = f"the hosts' availability ends first (or the horizon, {horizon:.0e} s)"
     stats = OnlineStats(decisions=policy.decisions.count, decision_s=policy.decisions.seconds,
-                        events=len(log), wall_s=time.perf_counter() - started_at)
+                        events=len(log), wall_s=time.perf_counter() - started_at,
+                        stopped=stopped[0])
     return from_records(records, log.records()), stats

@@ -32,17 +32,19 @@ from hybridsched.io.documents import (
     integer,
     number,
 )
-from hybridsched.io.limits import MAX_PULL_UNITS
+from hybridsched.io.limits import MAX_PULL_SECONDS, MAX_PULL_TASKS, MAX_PULL_UNITS
 from hybridsched.pull.solution import OUTCOMES
 
 FAMILY = "pull"
-#: Latest time accepted (seconds; about 30 years).
-MAX_TIME = 1e9
+#: Latest time accepted (seconds; about 31.7 years): the horizon of a run
+#: (see :data:`~hybridsched.io.limits.MAX_PULL_SECONDS`).
+MAX_TIME = float(MAX_PULL_SECONDS)
 #: Most work units (see :data:`~hybridsched.io.limits.MAX_PULL_UNITS`), hosts and
-#: windows of one instance.
+#: windows of one instance, and tasks of one schedule.
 MAX_UNITS = MAX_PULL_UNITS
 MAX_HOSTS = 10**5
 MAX_WINDOWS = 10**7
+MAX_TASKS = MAX_PULL_TASKS
 
 Time = number(ge=0, le=MAX_TIME)
 Probability = number(ge=0, le=1)
@@ -64,7 +66,7 @@ class HostDoc(Strict):
     cpu: number(gt=0, le=1e12)
     price: number(ge=0, le=1e6) = 0.0
     error: Probability = 0.0
-    windows: list[tuple[Time, Time | None]] | None = None
+    windows: Annotated[list[tuple[Time, Time | None]], Field(max_length=MAX_WINDOWS)] | None = None
 
 
 class BehaviourDoc(Strict):
@@ -104,6 +106,6 @@ class SolutionDoc(SolutionHeader):
     """A pull solution file: the tasks, and an optional event log."""
 
     family: Literal["pull"] = FAMILY
-    tasks: list[TaskDoc]
+    tasks: Annotated[list[TaskDoc], Field(max_length=MAX_TASKS)]
     events: list[dict[str, Any]] | None = None
     efficiency: number(ge=0, le=1) | None = None

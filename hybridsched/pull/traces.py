@@ -4,10 +4,19 @@ As in the paper's simulator (section 6.1): each trace gives the hosts of one
 DCI and their availability windows; every host gets a CPU capacity, price
 and error probability drawn for its DCI (Tables 3 and 4, seeded); hosts are
 picked at random until the DCI's aggregate CPU reaches ``capacity`` (all of
-them when ``capacity`` is ``None``), so that DCIs are balanced. ``offset``
-loads the traces from that many seconds on (the paper's "different
-start-points in time"): windows are shifted by ``-offset`` and clipped at 0.
-The workload is the paper's WL of ``units`` work units.
+them when ``capacity`` is ``None``), so that DCIs are balanced. Each
+trace's times are rebased to its own start (its earliest availability
+event is time 0; see :func:`~hybridsched.io.fta.read_fta`), so traces in
+epoch seconds fit the instance format and traces of different periods start
+together. ``offset`` loads the traces from that many seconds after their
+start on (the paper's "different start-points in time"): windows are shifted
+by ``-offset`` and clipped at 0. The workload is the paper's WL of ``units``
+work units.
+
+Whatever this module builds, the instance loader accepts: every window has a
+positive length and lies within :data:`~hybridsched.pull.schema.MAX_TIME`
+seconds, and an instance has at most :data:`~hybridsched.pull.schema.MAX_HOSTS`
+hosts (a larger trace needs ``capacity``).
 """
 
 from __future__ import annotations
@@ -20,14 +29,16 @@ from pathlib import Path
 import numpy as np
 
 from hybridsched.errors import InputError
-from hybridsched.io.fta import read_fta
+from hybridsched.io.fta import positive, read_fta
 from hybridsched.pull.generator import BEHAVIOURS, check_dcis, host_attributes, workload
 from hybridsched.pull.instance import Behaviour, Instance
+from hybridsched.pull.schema import MAX_HOSTS, MAX_TIME, MAX_UNITS
 
 
 def _shifted(windows: tuple[tuple[float, float], ...], offset: float
              ) -> tuple[tuple[float, float], ...]:
-    return tuple((max(a - offset, 0.0), b - offset) for a, b in windows if b - offset > 0)
+    # Rounding of the shift may make a very short window empty: it is dropped.
+    return positive([(max(a - offset, 0.0), b - offset) for a, b in windows if b - offset > 0])
 
 
 def start_later(instance: Instance, offset: float) -> Instance:
@@ -54,6 +65,8 @@ def instance_from_traces(traces: Sequence[tuple[str | Path, str]], *, units: int
     :func:`~hybridsched.io.fta.read_fta`.
     """
     check_dcis([dci for _, dci in traces])
+    if not 0 <= units <= MAX_UNITS:
+        raise InputError(f"units: must be between 0 and {MAX_UNITS}, got {units}")
     if capacity is not None and not (math.isfinite(capacity) and capacity > 0):
         raise InputError(f"capacity: must be a finite number > 0, got {capacity}")
     if not (math.isfinite(offset) and offset >= 0):
@@ -62,9 +75,10 @@ def instance_from_traces(traces: Sequence[tuple[str | Path, str]], *, units: int
         raise InputError(f"behaviour: choose among {', '.join(BEHAVIOURS)}, got {behaviour!r}")
     rng = np.random.default_rng(seed)
     noi = workload(rng, units)
-    ids, dcis, attrs, windows = [], [], [], []
+    ids, dcis, attrs, windows, origins = [], [], [], [], []
     for path, dci in traces:
-        trace = read_fta(path, **columns)
+        trace = read_fta(path, max_span=MAX_TIME, **columns)
+        origins.append(trace.origin)
         nodes = [n for n in trace.nodes if _shifted(trace.windows[n], offset)]
         if not nodes:
             raise InputError(f"{path}: no host is available after the offset {offset:g} s")
@@ -72,6 +86,9 @@ def instance_from_traces(traces: Sequence[tuple[str | Path, str]], *, units: int
         for k in rng.permutation(len(nodes)):
             if capacity is not None and total >= capacity:
                 break
+            if len(ids) == MAX_HOSTS:
+                raise InputError(f"{path}: more than {MAX_HOSTS:,} hosts (the most an "
+                                 "instance may have); give a capacity to pick fewer")
             node = nodes[k]
             cpu, price, error = host_attributes(rng, dci)
             ids.append(f"{dci}-{node}")
@@ -87,6 +104,6 @@ def instance_from_traces(traces: Sequence[tuple[str | Path, str]], *, units: int
         windows=tuple(windows), seed=seed,
         behaviour=Behaviour(*BEHAVIOURS[behaviour], seed=seed),
         provenance={"importer": "fta", "traces": [[str(p), d] for p, d in traces],
-                    "units": units, "seed": seed, "capacity": capacity, "offset": offset,
-                    "behaviour": behaviour},
+                    "origins": origins, "units": units, "seed": seed, "capacity": capacity,
+                    "offset": offset, "behaviour": behaviour},
     )

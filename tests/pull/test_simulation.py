@@ -89,8 +89,8 @@ def test_a_unit_no_window_can_hold_is_reported_incomplete() -> None:
 
     instance = tiny((1000.0, 100.0), (("idg", 10.0, 0.0, 0.0, ((0.0, 50.0),)),))
     assert infeasible_items(instance) == [
-        "work unit 'w0' (1000 instructions) fits in no availability window of any host after "
-        "its arrival"]
+        "work unit(s) 'w0' fit in no availability window of any host after their arrival "
+        "(and before the horizon, 1e+09 s)"]
     result = run_method("pull", "promethee", instance)
     assert result.status.value == "infeasible" and "'w0'" in result.message
     # Each unit fits alone, but not both: the run ends incomplete, with no schedule.
