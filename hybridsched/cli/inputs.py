@@ -20,7 +20,7 @@ from hybridsched.cli.options import (
     check_bot_sizes,
     finite,
 )
-from hybridsched.cli.simulating import save_instance_file
+from hybridsched.cli.simulating import InstanceName, save_instance_file
 from hybridsched.io.limits import MAX_PROCESSORS, MAX_TASKS
 from hybridsched.io.outputs import check_output_path
 
@@ -153,15 +153,16 @@ def import_swf(
                                           "for --grouping window (> 0).")] = 3600.0,
     pms: Annotated[int | None, typer.Option(min=0, help="PMs of the 15-PM pool to keep "
                                                         "(default: all 15).")] = None,
-    name: Annotated[str | None, typer.Option(help="Instance name.")] = None,
+    name: InstanceName = None,
     family: Annotated[SwfFamily, typer.Option(help="The family of the instance.")]
     = SwfFamily.HYBRID_DEADLINE,
     vms: Annotated[int, typer.Option(min=1, max=100_000, help="gang: identical VMs of "
                                      "speed 1 (the iPSC/860 had 128 nodes).")] = 128,
-    deadline_factor: Annotated[float, typer.Option(callback=finite(gt=0), help="gang: "
-                               "deadline = factor x run time.")] = 2.0,
-    time_unit: Annotated[float, typer.Option(callback=finite(gt=0), help="gang: seconds "
-                         "per time unit.")] = 60.0,
+    deadline_factor: Annotated[float, typer.Option(callback=finite(gt=0, le=1e6), help="gang: "
+                               "deadline = factor x run time (at most 10^6).")] = 2.0,
+    time_unit: Annotated[float, typer.Option(callback=finite(ge=1e-3, le=1e9), help="gang: "
+                         "seconds per time unit (SWF times are whole seconds; at least "
+                         "0.001).")] = 60.0,
     ctx: typer.Context = None,  # type: ignore[assignment]
 ) -> None:
     """Build an instance from a Parallel Workloads Archive trace.
@@ -179,8 +180,13 @@ def import_swf(
         raise typer.BadParameter(f"--{wrong[0].replace('_', '-')} is not an option of "
                                  f"--family {family.value}", param_hint="'--family'")
     target = check_output_path(output, "-o", inputs=[trace], allow_stdout=True)
+    # With --limit, reading stops at the limit-th record the family can use.
+    needs_procs = family is SwfFamily.GANG or grouping is Grouping.JOB
     with ui.spinner(f"reading {trace}") as update:
-        records = read_swf(trace, progress=lambda n: update(f"reading {trace}: {n} records"))
+        records = read_swf(trace, progress=lambda n: update(f"reading {trace}: {n} records"),
+                           usable=lambda r: r.run_time > 0 and (r.processors > 0
+                                                                or not needs_procs),
+                           limit=limit)
     if family is SwfFamily.GANG:
         from hybridsched.gang.trace import instance_from_trace as gang_from_trace
 

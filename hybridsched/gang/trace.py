@@ -16,6 +16,13 @@ iPSC/860's nodes). Records without a run time (``<= 0``) or without a
 processor count are skipped and counted; ``limit`` stops reading after that
 many usable records. A job wider than the platform is kept: the simulation
 reports it as unfinished, with its reason.
+
+Whatever this module builds, the instance loader accepts: every job is
+checked against the gang file format's limits (processors, times up to
+:data:`~hybridsched.gang.schema.MAX_TIME` time units, instructions) before
+the instance is built, and a record that breaks one is an error naming its
+line, the value and the option that scales it (``--time-unit``,
+``--deadline-factor``).
 """
 
 from __future__ import annotations
@@ -28,7 +35,7 @@ import numpy as np
 from hybridsched.errors import InputError
 from hybridsched.gang.instance import Instance
 from hybridsched.io.limits import check_pairs
-from hybridsched.io.swf import SWFTrace
+from hybridsched.io.swf import SWFRecord, SWFTrace
 
 
 @dataclass(frozen=True)
@@ -48,6 +55,7 @@ def instance_from_trace(trace: SWFTrace, *, vms: int = 128, time_unit_s: float =
         raise InputError(f"vms: must be at least 1, got {vms}")
     skipped: Counter[str] = Counter()
     rows: list[tuple[float, int, float]] = []
+    used: list[SWFRecord] = []
     for record in trace.records:
         if limit is not None and len(rows) >= limit:
             break
@@ -60,21 +68,57 @@ def instance_from_trace(trace: SWFTrace, *, vms: int = 128, time_unit_s: float =
             skipped["no processor count"] += 1
             continue
         rows.append((record.submit_time, procs, record.run_time))
+        used.append(record)
     if not rows:
         raise InputError(f"{trace.path}: no usable record (a run time and a processor count)")
     submit, procs, run = (np.array(c, dtype=float) for c in zip(*rows, strict=True))
     n = len(rows)
     check_pairs(n, vms, "VMs", trace.path)
-    runtime = run / time_unit_s
+    with np.errstate(over="ignore", under="ignore"):  # checked below, naming the line
+        runtime = run / time_unit_s
+        arrival = (submit - submit.min()) / time_unit_s
+        deadline = deadline_factor * runtime
+    _check_jobs(trace.path, used, arrival, procs, runtime, deadline, time_unit_s,
+                deadline_factor)
     return GangTraceImport(
         Instance(
             name=name or f"{trace.path.rsplit('/', 1)[-1].removesuffix('.gz')}-gang",
             job_ids=tuple(f"r{k}" for k in range(n)),
-            arrival=(submit - submit.min()) / time_unit_s, parallelism=procs.astype(np.int64),
+            arrival=arrival, parallelism=procs.astype(np.int64),
             instructions=runtime, memory=np.ones(n), bandwidth=np.ones(n), disk=np.zeros(n),
-            deadline=deadline_factor * runtime,
+            deadline=deadline,
             vm_ids=tuple(f"node{k}" for k in range(vms)), speed=np.ones(vms),
             vm_memory=np.ones(vms), vm_bandwidth=np.ones(vms), vm_disk=np.full(vms, np.inf),
             provenance={"trace": trace.path, "vms": vms, "time_unit_s": time_unit_s,
                         "deadline_factor": deadline_factor, "limit": limit}),
         n, dict(skipped))
+
+
+def _check_jobs(path: str, records: list[SWFRecord], arrival: np.ndarray, procs: np.ndarray,
+                runtime: np.ndarray, deadline: np.ndarray, time_unit_s: float,
+                deadline_factor: float) -> None:
+    """Check every job against the gang format's own model; errors name the record's line."""
+    from pydantic import TypeAdapter, ValidationError
+
+    from hybridsched.gang.schema import JobDoc
+
+    jobs = [{"id": f"r{k}", "arrival": float(arrival[k]), "parallelism": int(procs[k]),
+             "instructions": float(runtime[k]), "memory": 1.0, "bandwidth": 1.0,
+             "deadline": float(deadline[k])} for k in range(len(records))]
+    try:
+        TypeAdapter(list[JobDoc]).validate_python(jobs)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        k, field = error["loc"][0], str(error["loc"][-1])
+        record = records[int(k)]
+        what = {
+            "arrival": f"submit time {record.submit_time:g} s is {arrival[k]:g} time units "
+                       f"after the first record's (--time-unit {time_unit_s:g} s)",
+            "parallelism": f"{int(procs[k])} processors",
+            "instructions": f"run time {record.run_time:g} s is {runtime[k]:g} time units "
+                            f"(--time-unit {time_unit_s:g} s)",
+            "deadline": f"the deadline, --deadline-factor {deadline_factor:g} x the run time, "
+                        f"is {deadline[k]:g} time units",
+        }.get(field, f"field {field}")
+        message = " ".join(str(error["msg"]).split()).removeprefix("Value error, ")
+        raise InputError(f"{path}:{record.line}: {what}: {message}") from None

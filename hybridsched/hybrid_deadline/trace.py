@@ -24,6 +24,11 @@ How records become tasks and jobs (``grouping``):
 
 The local pool is the 15-PM default pool unless ``pms`` says how many of it
 to keep; the public cloud offers EC2 c3.large.
+
+Whatever this module builds, the instance loader accepts: task ids come
+from SWF job numbers, so a job number used twice (two traces concatenated,
+say) is an error naming both lines, as is a record whose work or deadline
+would not be a positive finite number (an absurd ``--alpha`` or run time).
 """
 
 from __future__ import annotations
@@ -78,6 +83,7 @@ def _select(trace: SWFTrace, grouping: str, limit: int | None
     usable: list[SWFRecord] = []
     skipped = dict.fromkeys(SKIP_REASONS, 0)
     tasks = 0
+    lines: dict[int, int] = {}  # job number -> line of its record
     for record in trace.records:
         if limit is not None and len(usable) >= limit:
             break
@@ -87,6 +93,11 @@ def _select(trace: SWFTrace, grouping: str, limit: int | None
         if grouping == "job" and record.processors <= 0:
             skipped["no processor count"] += 1
             continue
+        first = lines.setdefault(record.job_number, record.line)
+        if first != record.line:
+            raise InputError(f"{trace.path}:{record.line}: job number {record.job_number} "
+                             f"repeats line {first} (SWF job numbers are unique; two traces "
+                             "in one file?)")
         tasks += record.processors if grouping == "job" else 1
         if tasks > MAX_TASKS:
             raise InputError(f"{trace.path}:{record.line}: the instance would have more than "
@@ -100,6 +111,27 @@ def _select(trace: SWFTrace, grouping: str, limit: int | None
         raise InputError(f"{trace.path}: no usable record: all {read} records skipped "
                          f"({reasons})")
     return usable, {why: n for why, n in skipped.items() if n}
+
+
+def _check_positive(trace: SWFTrace, usable: list[SWFRecord], grouping: str,
+                    work: np.ndarray, deadline: np.ndarray, alpha: float) -> None:
+    """Refuse a task whose work or deadline is not a positive finite number (naming its line).
+
+    Run times are finite, but a tiny one can round to a zero work and a huge
+    ``alpha`` can overflow a deadline; the instance format refuses both.
+    """
+    bad = np.flatnonzero(~((work > 0) & np.isfinite(work) & (deadline > 0)
+                           & np.isfinite(deadline)))
+    if not bad.size:
+        return
+    if grouping == "job":  # tasks are the records' processors, in record order
+        record = usable[int(np.searchsorted(np.cumsum([r.processors for r in usable]),
+                                            bad[0], side="right"))]
+    else:
+        record = usable[int(bad[0])]
+    raise InputError(f"{trace.path}:{record.line}: run time {record.run_time:g} s with "
+                     f"--alpha {alpha:g} gives work {work[bad[0]]:g} GHz-hours and deadline "
+                     f"{deadline[bad[0]]:g} h; both must be positive finite numbers")
 
 
 def instance_from_trace(
@@ -169,14 +201,22 @@ def instance_from_trace(
     else:
         origin = min(r.submit_time for r in usable)
         for r in usable:
+            window = (r.submit_time - origin) // window_s
+            if not math.isfinite(window):
+                raise InputError(f"{trace.path}:{r.line}: submitted {r.submit_time:g} s, "
+                                 f"too many --window spans of {window_s:g} s after the first "
+                                 f"record ({origin:g} s)")
             task_ids.append(f"r{r.job_number}")
-            task_job.append(f"w{int((r.submit_time - origin) // window_s)}")
+            task_job.append(f"w{int(window)}")
             run_s.append(r.run_time)
-    work = np.array(run_s, dtype=float) / 3600.0
-    deadline = np.asarray(deadline_for(work, alpha), dtype=float)
-    if grouping == "window":
-        _, job_of = np.unique(np.array(task_job), return_inverse=True)
-        deadline = np.asarray(deadline_for(longest_in_job(work, job_of), alpha), dtype=float)
+    with np.errstate(over="ignore", under="ignore"):  # refused below, naming the line
+        work = np.array(run_s, dtype=float) / 3600.0
+        deadline = np.asarray(deadline_for(work, alpha), dtype=float)
+        if grouping == "window":
+            _, job_of = np.unique(np.array(task_job), return_inverse=True)
+            deadline = np.asarray(deadline_for(longest_in_job(work, job_of), alpha),
+                                  dtype=float)
+    _check_positive(trace, usable, grouping, work, deadline, alpha)
     header = trace.header_fields()
     n_skipped = sum(skipped.values())
     instance = Instance(

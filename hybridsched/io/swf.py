@@ -2,8 +2,10 @@
 
 An SWF file has header comment lines starting with ``;`` (kept as
 provenance) and one record per line of 18 whitespace-separated numbers; ``-1``
-means "unknown". Plain and gzip-compressed files are read alike (recognised
-by their content, not their name).
+means "unknown". Plain, gzip-, bzip2- and xz-compressed files are read alike,
+recognised by their content (magic bytes), never by their name: gzip data
+named ``.swf`` and plain text named ``.swf.gz`` both work; zip and zstd
+archives are refused with a one-line error.
 
 Header lines are ``; Key: value``; an indented line (``;`` followed by two or
 more spaces, or a tab) continues the previous field, as in::
@@ -17,7 +19,9 @@ the line and field) and the integer fields must be integers.
 
 from __future__ import annotations
 
+import bz2
 import gzip
+import lzma
 import math
 import re
 import zlib
@@ -54,6 +58,15 @@ MAX_LINE_BYTES = 1 << 16
 
 #: Records read between two calls of the progress callback of :func:`read_swf`.
 PROGRESS_EVERY = 5000
+
+#: Most records read from one trace (every family keeps per-record arrays); ``limit``
+#: reads fewer.
+MAX_RECORDS = 10**7
+
+#: Magic bytes of the compressed formats recognised, and of archives refused.
+_MAGIC = ((b"\x1f\x8b", "gzip", gzip.open), (b"BZh", "bzip2", bz2.open),
+          (b"\xfd7zXZ\x00", "xz", lzma.open))
+_ARCHIVES = ((b"PK\x03\x04", "a zip archive"), (b"\x28\xb5\x2f\xfd", "zstd data"))
 
 _KEY = re.compile(r"([A-Za-z][\w-]*)\s*:\s*(.*)")
 
@@ -127,19 +140,32 @@ class SWFTrace:
         return fields
 
 
-def _open(path: Path):  # noqa: ANN202 (a binary file object)
+def _open(path: Path):  # noqa: ANN202 (a binary file object, and its compression)
+    """Open ``path`` for reading, decompressing it when its first bytes say so.
+
+    Returns the binary file object and the compression's name ("" for none).
+    """
     with open(path, "rb") as probe:
-        compressed = probe.read(2) == b"\x1f\x8b"
-    return gzip.open(path, "rb") if compressed else open(path, "rb")
+        head = probe.read(6)
+    for magic, name, opener in _MAGIC:
+        if head.startswith(magic):
+            return opener(path, "rb"), name
+    for magic, what in _ARCHIVES:
+        if head.startswith(magic):
+            raise InputError(f"{path}: {what}, not a text trace (extract it first; plain, "
+                             "gzip, bzip2 and xz files are read)")
+    return open(path, "rb"), ""
 
 
 def text_lines(path: Path, kind: str = "SWF") -> Iterator[bytes]:
-    """The lines of a (possibly gzip-compressed) text trace, with one-line errors.
+    """The lines of a (possibly compressed) text trace, with one-line errors.
 
     ``kind`` names the expected format in the error for an overlong line.
     """
+    compression = ""
     try:
-        with _open(path) as handle:
+        handle, compression = _open(path)
+        with handle:
             number = 0
             while True:
                 line = handle.readline(MAX_LINE_BYTES + 1)
@@ -154,9 +180,13 @@ def text_lines(path: Path, kind: str = "SWF") -> Iterator[bytes]:
         raise InputError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise InputError(f"{path}: is a folder, not a file") from None
-    except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
-        raise InputError(f"{path}: corrupt or truncated gzip data ({exc})") from None
+    except (EOFError, zlib.error, gzip.BadGzipFile, lzma.LZMAError) as exc:
+        raise InputError(f"{path}: corrupt or truncated {compression or 'compressed'} data "
+                         f"({exc})") from None
     except OSError as exc:
+        if compression:  # bz2 reports bad data as a plain OSError
+            raise InputError(f"{path}: corrupt or truncated {compression} data "
+                             f"({exc.strerror or exc})") from None
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
 
 
@@ -186,8 +216,10 @@ def _parse_record(text: str, path: Path, line: int) -> SWFRecord:
     return SWFRecord(line, *converted)  # type: ignore[arg-type]
 
 
-def read_swf(path: str | Path, *, progress: Callable[[int], None] | None = None) -> SWFTrace:
-    """Read an SWF file (plain or gzip-compressed).
+def read_swf(path: str | Path, *, progress: Callable[[int], None] | None = None,
+             usable: Callable[[SWFRecord], bool] | None = None,
+             limit: int | None = None) -> SWFTrace:
+    """Read an SWF file (plain or compressed, see the module docstring).
 
     Parameters
     ----------
@@ -196,16 +228,22 @@ def read_swf(path: str | Path, *, progress: Callable[[int], None] | None = None)
     progress:
         Called with the number of records read so far, every
         :data:`PROGRESS_EVERY` records and once at the end.
+    usable, limit:
+        Stop reading once ``limit`` records for which ``usable(record)`` holds
+        (every record without ``usable``) have been read.
 
     Raises
     ------
     InputError
-        For a missing, unreadable or corrupt file or a malformed record,
-        naming the file and line.
+        For a missing, unreadable or corrupt file, a malformed record, or more
+        than :data:`MAX_RECORDS` records, naming the file and line.
     """
     path = Path(path)
     trace = SWFTrace(str(path))
+    found = 0
     for number, raw in enumerate(text_lines(path), start=1):
+        if limit is not None and found >= limit:
+            break
         text = raw.decode("utf-8", errors="replace")
         stripped = text.strip()
         if not stripped:
@@ -213,7 +251,12 @@ def read_swf(path: str | Path, *, progress: Callable[[int], None] | None = None)
         if stripped.startswith(";"):
             trace.header.append(stripped[1:].rstrip())
             continue
-        trace.records.append(_parse_record(stripped, path, number))
+        if len(trace.records) == MAX_RECORDS:
+            raise InputError(f"{path}:{number}: more than {MAX_RECORDS:,} records (the most "
+                             "one import reads); use --limit")
+        record = _parse_record(stripped, path, number)
+        trace.records.append(record)
+        found += usable is None or usable(record)
         if progress is not None and len(trace.records) % PROGRESS_EVERY == 0:
             progress(len(trace.records))
     if progress is not None:
