@@ -213,18 +213,17 @@ def soft(
     """
     from hybridsched.cli.run_progress import RunProgress
     from hybridsched.io.jsonio import dumps_strict
-    from hybridsched.io.outputs import check_output_folder
     from hybridsched.pull.soft_spec import load_soft_spec
     from hybridsched.pull.soft_study import run_soft
 
     if serial and workers:
         raise typer.BadParameter("--serial runs in this process: drop --workers",
                                  param_hint="'--serial'")
-    loaded = load_soft_spec(spec)  # before the folder is made: a bad spec leaves nothing
-    folder = check_output_folder(output, "-o")
+    loaded = load_soft_spec(spec)
     with RunProgress(loaded.study.name) as display:
-        report = run_soft(loaded, folder, mode="serial" if serial else "local",
-                          workers=workers, progress=display.update)
+        # The campaign and the folder are checked before the folder is made or written.
+        report = run_soft(loaded, output, mode="serial" if serial else "local",
+                          workers=workers, progress=display.update, source=spec)
     if as_json:
         ui.echo(dumps_strict(report.to_dict()))
         return

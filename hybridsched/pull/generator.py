@@ -39,12 +39,15 @@ import numpy as np
 
 from hybridsched.errors import InputError
 from hybridsched.pull.instance import BEHAVIOURS, DCIS, Behaviour, Instance
-from hybridsched.pull.schema import MAX_HOSTS, MAX_UNITS
+from hybridsched.pull.schema import MAX_HOSTS, MAX_TIME, MAX_UNITS
 
 HOUR = 3600.0
 IDG_CPU = tuple(range(50, 401, 50))
 CLOUD_CPU_PRICE = ((250, 0.001), (300, 0.005), (350, 0.0075), (400, 0.01))
 BEG_CPU = (50, 100, 150)
+#: Latest horizon: a BEG outage that starts before it may last 4 h past it, and every
+#: window must start by the format's latest time.
+MAX_HORIZON = MAX_TIME - 4 * HOUR
 #: ``dci -> (fraction of erroneous hosts, highest error probability)`` (Table 4).
 ERRORS = {"idg": (0.40, 0.70), "cloud": (0.02, 0.05), "beg": (0.10, 0.20)}
 
@@ -107,6 +110,19 @@ def check_dcis(dcis: Sequence[str]) -> None:
         raise InputError(f"dci: {', '.join(dcis)} names a DCI twice")
 
 
+def check_capacity(capacity: float, dcis: Sequence[str]) -> None:
+    """One-line :class:`InputError` for a capacity that is not finite and > 0, or too large.
+
+    Hosts are drawn until each DCI's aggregate CPU reaches ``capacity``; the
+    slowest host (50 instructions per second) bounds how many that takes.
+    """
+    if not (math.isfinite(capacity) and capacity > 0):
+        raise InputError(f"capacity: must be a finite number > 0, got {capacity:g}")
+    if capacity / min(BEG_CPU[0], IDG_CPU[0]) * len(dcis) > MAX_HOSTS:
+        raise InputError(f"capacity: {capacity:g} per DCI could need more than {MAX_HOSTS:,} "
+                         "hosts")
+
+
 def parse_dcis(text: str) -> tuple[str, ...]:
     """DCIs from a comma-separated list (``"idg,cloud"``), checked by :func:`check_dcis`."""
     dcis = tuple(d.strip().lower() for d in text.split(",") if d.strip())
@@ -121,12 +137,10 @@ def generate(units: int = 2000, dcis: Sequence[str] = DCIS, seed: int = 0, *,
     if not 0 <= units <= MAX_UNITS:
         raise InputError(f"units: must be between 0 and {MAX_UNITS}, got {units}")
     check_dcis(dcis)
-    if not (math.isfinite(capacity) and capacity > 0 and math.isfinite(horizon)
-            and horizon > 0):
-        raise InputError("capacity and horizon must be finite numbers > 0")
-    if capacity / min(BEG_CPU[0], IDG_CPU[0]) * len(dcis) > MAX_HOSTS:
-        raise InputError(f"capacity: {capacity:g} per DCI could need more than {MAX_HOSTS:,} "
-                         "hosts")
+    check_capacity(capacity, dcis)
+    if not (math.isfinite(horizon) and 0 < horizon <= MAX_HORIZON):
+        raise InputError(f"horizon: must be a finite number in (0, {MAX_HORIZON:g}], got "
+                         f"{horizon:g}")
     if behaviour not in BEHAVIOURS:
         raise InputError(f"behaviour: choose among {', '.join(BEHAVIOURS)}, got {behaviour!r}")
     rng = np.random.default_rng(seed)

@@ -15,6 +15,14 @@ skipped, so an interrupted study resumes), and applies the selection of
 
 The tables are written beside the store as CSV (``theta.csv``,
 ``table10.csv``, ``table11.csv``, ``table13.csv``) with ``selected.json``.
+
+**One folder, one study.** ``campaign.toml`` marks the folder as the
+results of one study: resuming with a spec that makes another campaign
+(another study, or the same name with other settings; the filters may
+change) is refused before anything runs, naming the folder and both
+studies, and so is a folder holding a result store without it. The tables
+only use the store's rows of this study's runs (by run key), so rows of any
+other origin never mix into them.
 """
 
 from __future__ import annotations
@@ -29,7 +37,7 @@ import pandas as pd
 from hybridsched.errors import InputError
 from hybridsched.pull.generator import parse_dcis
 from hybridsched.pull.soft import filter2, satisfaction, table10
-from hybridsched.pull.soft_spec import SoftSpec, campaign_text, load_soft_spec
+from hybridsched.pull.soft_spec import SoftSpec, load_soft_spec, soft_campaign
 
 #: Store folder and table files inside a results folder.
 RUNS, CAMPAIGN = "runs", "campaign.toml"
@@ -98,11 +106,17 @@ def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     return json.loads(frame.to_json(orient="records"))
 
 
-def strategy_results(store: Path) -> tuple[pd.DataFrame, tuple[str, ...]]:
-    """Per run: ``family``, ``index`` and the metrics SOFT uses; and the failed runs' labels."""
+def strategy_results(store: Path, keys: set[str] | None = None
+                     ) -> tuple[pd.DataFrame, tuple[str, ...]]:
+    """Per run: ``family``, ``index`` and the metrics SOFT uses; and the failed runs' labels.
+
+    ``keys``: only the rows of these runs (default: every row of the store).
+    """
     from hybridsched.experiments.store import load_results
 
     table = load_results(store)
+    if keys is not None and len(table):
+        table = table[table["key"].isin(keys)].reset_index(drop=True)
     labels = table["method"].str.extract(r"^s(\d+),(\d+)$")
     if labels.isna().any(axis=None):
         raise InputError(f"{store}: runs not labelled s<family>,<index>: not a SOFT store")
@@ -139,19 +153,79 @@ def analyse(spec: SoftSpec, results: pd.DataFrame, failed: tuple[str, ...] = ()
                       failed)
 
 
-def run_soft(spec: SoftSpec | str | Path, output: str | Path, *, mode: str = "local",
-             workers: int | None = None, progress: Any = None) -> SoftReport:
-    """Run the study of ``spec`` into the results folder ``output`` and select strategies."""
-    from hybridsched.experiments.campaign import run_campaign
-    from hybridsched.experiments.spec import load_spec
+def _study_of(text: str | None) -> str | None:
+    """The study name a campaign text records (``None``: unreadable)."""
+    import tomllib
+
+    try:
+        name = tomllib.loads(text or "").get("campaign", {}).get("name")
+    except (tomllib.TOMLDecodeError, AttributeError):
+        return None
+    return name if isinstance(name, str) else None
+
+
+def check_study_folder(output: str | Path, text: str, name: str) -> None:
+    """Refuse a results folder that holds another study (see the module docstring).
+
+    ``text`` is this study's campaign and ``name`` its name. A missing folder,
+    or one without a store, passes (it is made or used as it is).
+    """
+    folder = Path(output)
+    if not folder.is_dir():
+        return
+    marker = folder / CAMPAIGN
+    if marker.is_file():
+        try:
+            found: str | None = marker.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            found = None
+        if found == text:
+            return
+        other = _study_of(found)
+        if other == name:
+            raise InputError(f"-o {output}: holds SOFT study {name!r} run with other settings "
+                             f"(its {CAMPAIGN} differs from this spec's): use another folder, "
+                             "or the spec it was run with")
+        held = f"SOFT study {other!r}" if other is not None else f"an unreadable {CAMPAIGN}"
+        raise InputError(f"-o {output}: holds {held}, not study {name!r}: use another folder "
+                         "(its runs would mix into this study's tables)")
+    if (folder / RUNS).exists():
+        raise InputError(f"-o {output}: holds a result store ({RUNS}/) but no {CAMPAIGN}: not "
+                         f"the results folder of SOFT study {name!r}; use another folder")
+
+
+def prepare_soft(spec: SoftSpec, output: str | Path, source: str | Path = "<spec>"
+                 ) -> tuple[Path, Any]:
+    """Check the study's campaign and results folder, then make it and mark it as the study's.
+
+    Returns the folder and the campaign (see :func:`~.soft_spec.soft_campaign`).
+    Nothing is written before every check has passed.
+    """
     from hybridsched.io.outputs import atomic_write_text, check_output_folder
 
-    spec = spec if isinstance(spec, SoftSpec) else load_soft_spec(spec)
+    text, campaign = soft_campaign(spec, source)
+    check_study_folder(output, text, spec.study.name)
     folder = check_output_folder(output, "-o")
-    atomic_write_text(folder / CAMPAIGN, campaign_text(spec))
-    run_campaign(load_spec(folder / CAMPAIGN), folder / RUNS, mode=mode, workers=workers,
-                 progress=progress)
-    results, failed = strategy_results(folder / RUNS)
+    atomic_write_text(folder / CAMPAIGN, text)
+    return folder, campaign
+
+
+def run_soft(spec: SoftSpec | str | Path, output: str | Path, *, mode: str = "local",
+             workers: int | None = None, progress: Any = None,
+             source: str | Path | None = None) -> SoftReport:
+    """Run the study of ``spec`` into the results folder ``output`` and select strategies.
+
+    ``source`` names the spec in errors (default: ``spec`` when it is a path).
+    """
+    from hybridsched.experiments.campaign import run_campaign
+    from hybridsched.experiments.runs import plan_runs
+
+    if not isinstance(spec, SoftSpec):
+        source = spec if source is None else source
+        spec = load_soft_spec(spec)
+    folder, campaign = prepare_soft(spec, output, "<spec>" if source is None else source)
+    run_campaign(campaign, folder / RUNS, mode=mode, workers=workers, progress=progress)
+    results, failed = strategy_results(folder / RUNS, {run.key for run in plan_runs(campaign)})
     report = analyse(spec, results, failed)
     report.write(folder)
     return report

@@ -65,9 +65,9 @@ def test_identical_schedules_give_identical_satisfaction(tmp_path: Path) -> None
 
 @pytest.mark.parametrize("text, words", [
     ("[study]\nunits = 0\n", "soft.toml:2: study.units"),
-    ("[study]\ndci = \"idg,grid\"\n", "soft.toml:2: study.dci: dci: choose among"),
+    ("[study]\ndci = \"idg,grid\"\n", "soft.toml:2: study.dci: choose among"),
     ("[study]\nfamilies = [9]\n", "study.families"),
-    ("[study]\nweights = [1, 1]\n", "study.weights: a strategy index is repeated"),
+    ("[study]\nweights = [1, 1]\n", "study.weights: 1 is given twice"),
     ("[filters]\nq1 = [1.5]\n", "filters.q1"),
     ("[filters]\nq3 = 0\n", "filters.q3"),
     ("[filters]\np = 0\n", "filters.p"),
