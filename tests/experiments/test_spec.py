@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 import pytest
@@ -193,19 +192,17 @@ def test_plugin_methods_can_be_used(tmp_path, monkeypatch):
     assert [m.name for m in campaign.methods] == ["echo"]
 
 
-def test_two_hundred_file_runs_load_fast(tmp_path):
+def test_two_hundred_file_runs_load(tmp_path):
+    # How fast: benchmarks/bench_spec_report.py (a wall-clock bound can fail under load).
     for k in range(20):
         (tmp_path / f"i{k:02}.json").write_text(
             (INSTANCES / "hybrid-deadline" / f"small-{k % 12 + 1:02}.json").read_text())
     spec = write(tmp_path, '[[instances]]\nfiles = ["*.json"]\n' + "".join(
         f'[[methods]]\nname = "{m}"\nseeds = {{ stop = 2 }}\n'
         for m in ("cdf", "cdf+ra", "ffd", "ffd+ra", "exact")))
-    start = time.perf_counter()
     campaign = load_spec(spec)
-    elapsed = time.perf_counter() - start
     runs = sum(len(m.seeds) for m in campaign.methods) * len(campaign.sources)
     assert runs == 200
-    assert elapsed < 1.0
 
 
 def test_key_lines_skip_strings_and_multiline_values():
