@@ -78,4 +78,7 @@ def test_exact_with_time_limit_on_u_c_hihi(braun):
     result = run_method("bot-sites", "exact", inst, time_limit=60)
     assert result.status.has_solution and check(inst, result.solution) == []
     assert result.bound <= inst.reference["best_known_makespan"] <= result.objective * (1 + 1e-9)
-    assert result.objective <= 8460675.0
+    # Never worse than its warm start, Min-min (8,460,675.003: published as 8,460,675.0).
+    # Not "better than Min-min": whether HiGHS improves on it within 60 s depends on the
+    # machine and its load (here it did not: 8,460,675.003 after 60 s, issue 17).
+    assert result.objective <= evaluate(inst, GREEDY["g-min-min"](inst)).objective

@@ -84,7 +84,9 @@ def test_cost_objective_is_lexicographic():
 def test_time_limited_exact_reports_a_bound():
     inst = generate(sites=3, bots=4, tasks_per_bot=(30, 40), procs_per_site=(3, 5), seed=1)
     result = run_method("bot-sites", "exact", inst, time_limit=1.0)
-    assert result.status in (Status.OPTIMAL, Status.TIME_LIMIT)
+    # Proven within 1 s on an idle machine; under load the limit can cut the proof or its
+    # cross-check (then feasible or time_limit): every outcome carries a schedule and a bound.
+    assert result.status.has_solution
     assert result.bound is not None and result.bound <= result.objective * (1 + 1e-9)
 
 
