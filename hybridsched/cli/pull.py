@@ -45,9 +45,21 @@ class Preference(StrEnum):
     GAUSSIAN = "gaussian"
 
 
+def _dcis(text: str) -> str:
+    """Check a DCI list while the command line is parsed (before any file is read)."""
+    from hybridsched.pull.generator import parse_dcis
+
+    try:
+        parse_dcis(text)
+    except InputError as exc:
+        raise typer.BadParameter(str(exc).removeprefix("dci: ")) from None
+    return text
+
+
 Units = Annotated[int, typer.Option(min=0, max=MAX_UNITS, help="Number of work units "
                                     "(the paper's WL: 2000).")]
-Dci = Annotated[str, typer.Option(help="Comma-separated DCIs among idg, cloud, beg.")]
+Dci = Annotated[str, typer.Option(callback=_dcis,
+                                  help="Comma-separated DCIs among idg, cloud, beg.")]
 Capacity = Annotated[float, typer.Option(callback=finite(gt=0), help="Aggregate CPU of each "
                                          "DCI (instructions per second).")]
 BehaviourOption = Annotated[Behaviour, typer.Option(help="Result behaviour: all (15% delayed, "
@@ -145,15 +157,16 @@ def import_fta(
         metavar="TRACE...", show_default=False,
         help="FTA event traces (tab- or space-separated, optionally .gz), one per DCI.")],
     output: RequiredOutput,
-    dci: Annotated[str, typer.Option(help="The DCI of each trace, in order (comma-separated; "
-                                          "idg, cloud, beg).")] = "idg",
+    dci: Annotated[str, typer.Option(callback=_dcis, help="The DCI of each trace, in order "
+                                          "(comma-separated; idg, cloud, beg).")] = "idg",
     units: Units = 2000,
     seed: Seed = 0,
     capacity: Annotated[float | None, typer.Option(callback=finite(gt=0), help="Pick random "
                         "hosts of each trace until this aggregate CPU (default: every host).")]
     = None,
     offset: Annotated[float, typer.Option(callback=finite(ge=0), help="Start the traces this "
-                      "many seconds in.")] = 0.0,
+                      "many seconds after their start (each trace's times are rebased: its "
+                      "first availability event is time 0).")] = 0.0,
     behaviour: BehaviourOption = Behaviour.ALL,
     node_column: Annotated[int, typer.Option(min=0, help="Column of the node id (0-based).")]
     = 2,
