@@ -227,16 +227,20 @@ def soft(
     from hybridsched.cli.run_progress import RunProgress
     from hybridsched.io.jsonio import dumps_strict
     from hybridsched.pull.soft_spec import load_soft_spec
-    from hybridsched.pull.soft_study import run_soft
+    from hybridsched.pull.soft_study import NothingToSelectError, run_soft
 
     if serial and workers:
         raise typer.BadParameter("--serial runs in this process: drop --workers",
                                  param_hint="'--serial'")
     loaded = load_soft_spec(spec)
-    with RunProgress(loaded.study.name) as display:
-        # The campaign and the folder are checked before the folder is made or written.
-        report = run_soft(loaded, output, mode="serial" if serial else "local",
-                          workers=workers, progress=display.update, source=spec)
+    try:
+        with RunProgress(loaded.study.name) as display:
+            # The campaign and the folder are checked before the folder is made or written.
+            report = run_soft(loaded, output, mode="serial" if serial else "local",
+                              workers=workers, progress=display.update, source=spec)
+    except NothingToSelectError as exc:  # every run failed: the runs stay in the store
+        ui.error(str(exc))
+        raise typer.Exit(1) from None
     if as_json:
         ui.echo(dumps_strict(report.to_dict()))
         return

@@ -43,6 +43,10 @@ from hybridsched.pull.soft_spec import SoftSpec, load_soft_spec, soft_campaign
 RUNS, CAMPAIGN = "runs", "campaign.toml"
 
 
+class NothingToSelectError(Exception):
+    """No run of the study succeeded: a failed study (exit 1), not bad input."""
+
+
 @dataclass(frozen=True)
 class SoftReport:
     """What a study found (see the module docstring)."""
@@ -135,7 +139,10 @@ def analyse(spec: SoftSpec, results: pd.DataFrame, failed: tuple[str, ...] = ()
             ) -> SoftReport:
     """Filter1 and Filter2 on per-run results (see the module docstring)."""
     if results.empty:
-        raise InputError("SOFT: no strategy ran successfully; nothing to select")
+        raise NothingToSelectError("SOFT: no strategy ran successfully; nothing to select"
+                                   + (f" (failed: {', '.join(failed[:5])}"
+                                      f"{' ...' if len(failed) > 5 else ''})" if failed
+                                      else ""))
     filters = spec.filters
     theta = satisfaction(results)
     theta.insert(0, "strategy", [f"s{f},{i}" for f, i in zip(theta["family"], theta["index"],

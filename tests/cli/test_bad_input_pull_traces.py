@@ -766,3 +766,15 @@ def test_traces_are_recognised_by_content_not_name(tmp_path, cli, compress, name
                      compress(FTA.encode()) if compress else FTA)
     code, _, err = cli("import-fta", fta_path, "-o", tmp_path / "y.json")
     assert code == 0, err
+
+
+def test_a_soft_study_whose_runs_all_fail_exits_1(tmp_path, cli, monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("every run fails")
+
+    monkeypatch.setattr("hybridsched.pull.methods.simulate", broken)
+    code, out, err = cli("soft", spec(tmp_path, SMALL), "-o", tmp_path / "r", "--serial")
+    assert code == 1 and "Traceback" not in out + err
+    assert err.strip().splitlines()[-1].startswith(
+        "error: SOFT: no strategy ran successfully; nothing to select (failed: s1,1, s1,2)")
+    assert (tmp_path / "r" / "runs").is_dir()  # the failed runs are kept, as in a campaign
