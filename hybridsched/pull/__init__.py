@@ -27,6 +27,21 @@ from hybridsched.pull.solution import Solution
 NAMED_UNITS = 5
 
 
+def _room(spans: tuple[tuple[float, float], ...], times: np.ndarray) -> np.ndarray:
+    """Longest uninterrupted time in ``spans`` (sorted, disjoint) from each of ``times``.
+
+    Up to the horizon. The window holding a time offers its rest; every later
+    window its whole length (a suffix maximum): O((windows + times) log) time
+    and no windows-by-times table.
+    """
+    a, b = np.array(spans, dtype=float).reshape(-1, 2).T
+    b = np.minimum(b, MAX_PULL_SECONDS)
+    later = np.append(np.maximum.accumulate((b - a)[::-1])[::-1], -np.inf)
+    k = np.searchsorted(a, times, side="left")  # first window starting at or after
+    holding = np.where(k > 0, b[np.maximum(k - 1, 0)] - times, -np.inf)
+    return np.maximum(later[k], holding)
+
+
 def infeasible_items(instance: Instance) -> list[str]:
     """Work units no host can ever complete (so no method completes them).
 
@@ -43,10 +58,7 @@ def infeasible_items(instance: Instance) -> list[str]:
     for h, spans in enumerate(instance.windows):
         if not spans or instance.error[h] >= 1 or instance.behaviour.never >= 1:
             continue
-        a, b = np.array(spans, dtype=float).reshape(-1, 2).T
-        b = np.minimum(b, MAX_PULL_SECONDS)
-        room = (b[None, :] - np.maximum(a[None, :], arrivals[:, None])).max(axis=1)
-        best = np.maximum(best, room[which] * instance.cpu[h])
+        best = np.maximum(best, _room(spans, arrivals)[which] * instance.cpu[h])
     short = np.flatnonzero(~(instance.noi <= best))
     if not short.size:
         return []
