@@ -2,9 +2,13 @@
 
 Rules (times within :data:`TIME_TOL`):
 
-- a task starts no earlier than its unit's arrival, and lies inside one
-  availability window of its host; a ``lost`` task ends exactly when that
-  window ends (its host left), before the task could finish;
+- a task starts no earlier than its unit's arrival, and lies inside the
+  availability window of its host that its start lies in (as the simulator
+  decides: the host pulled in that window), or the next one when it starts
+  within the tolerance before it; a ``lost`` task ends exactly when that
+  window ends (its host left), before the task could finish. Times never
+  exceed :data:`~hybridsched.io.limits.MAX_PULL_SECONDS`, where the absolute
+  tolerance is still above their rounding;
 - a host runs one task at a time;
 - a returned task (``correct``, ``wrong``) lasts its ECT (``noi / cpu``)
   times its delay factor, in ``[1, max_delay]``; a ``never`` task lasts its
