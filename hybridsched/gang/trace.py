@@ -114,7 +114,7 @@ def _check_jobs(path: str, records: list[SWFRecord], arrival: np.ndarray, procs:
         what = {
             "arrival": f"submit time {record.submit_time:g} s is {arrival[k]:g} time units "
                        f"after the first record's (--time-unit {time_unit_s:g} s)",
-            "parallelism": f"{int(procs[k])} processors",
+            "parallelism": f"{procs[k]:.15g} processors",
             "instructions": f"run time {record.run_time:g} s is {runtime[k]:g} time units "
                             f"(--time-unit {time_unit_s:g} s)",
             "deadline": f"the deadline, --deadline-factor {deadline_factor:g} x the run time, "
