@@ -4,16 +4,28 @@ A campaign names them; the driver imports them before validating the spec
 and every worker imports them before its first run, so a method registered
 with :func:`hybridsched.registry.register_method` (or a family registered
 with :func:`hybridsched.families.register_family`) exists everywhere.
+
+A plugin is bad input, reported as one :class:`~hybridsched.errors.InputError`
+naming its file, when it is missing, does not import (any exception, and
+also ``sys.exit()``, ``GeneratorExit`` or a ``KeyboardInterrupt`` that no
+Ctrl-C caused: a plugin must not end the program), or registers a method
+under the name of one that exists already (its runs would share the keys,
+and so the stored results, of the method it hides).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import os
+import signal
 import sys
+import threading
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from types import FrameType
+from typing import Any
 
 from hybridsched.errors import InputError
 
@@ -30,8 +42,11 @@ def import_plugins(paths: Sequence[str]) -> None:
     Raises
     ------
     InputError
-        Naming the file when it is missing or its import raises (with the
-        exception's last line).
+        Naming the file when it is missing, its import raises or exits (with
+        the exception's last line), or it registers a method name that is
+        taken (the earlier method is registered again).
+    KeyboardInterrupt
+        When Ctrl-C (SIGINT) arrived during the import.
     """
     for given in paths:
         path = os.path.abspath(os.path.expanduser(given))
@@ -39,20 +54,90 @@ def import_plugins(paths: Sequence[str]) -> None:
         if name in sys.modules:
             continue
         if not os.path.isfile(path):
-            raise InputError(f"{path}: no such plugin file")
+            what = "is a folder, not a" if os.path.isdir(path) else "no such"
+            raise InputError(f"{path}: {what} plugin file")
         spec = importlib.util.spec_from_file_location(name, path)
         if spec is None or spec.loader is None:
             raise InputError(f"{path}: cannot be imported as a Python file")
         module = importlib.util.module_from_spec(spec)
+        before = _registered()
         # Registered before running it, as ``import`` does: pickled functions and
         # dataclasses of the plugin must find their module.
         sys.modules[name] = module
+        with _sigint_seen() as seen:
+            try:
+                spec.loader.exec_module(module)
+            except BaseException as exc:  # noqa: BLE001 - every way out is the plugin's fault
+                del sys.modules[name]
+                if isinstance(exc, KeyboardInterrupt) and seen():
+                    raise
+                raise InputError(_import_failure(path, exc)) from None
         try:
-            spec.loader.exec_module(module)
-        except BaseException as exc:
-            del sys.modules[name]
-            if not isinstance(exc, Exception):
-                raise
-            where = f"{path}:{exc.lineno}" if isinstance(exc, SyntaxError) else path
-            last = traceback.format_exception_only(exc)[-1].strip()
-            raise InputError(f"{where}: plugin failed to import: {last}") from None
+            _refuse_replaced_methods(path, before)
+        except InputError:
+            del sys.modules[name]  # refused: the next import reports it again
+            raise
+
+
+def _import_failure(path: str, exc: BaseException) -> str:
+    """The one-line message of a plugin whose import raised or exited."""
+    lineno = getattr(exc, "lineno", None) if isinstance(exc, SyntaxError) else None
+    where = f"{path}:{lineno}" if lineno else path
+    if isinstance(exc, SystemExit):
+        return (f"{where}: plugin exited while being imported (SystemExit: {exc.code!r}); "
+                "a plugin must only define and register methods")
+    last = " ".join(traceback.format_exception_only(exc)[-1].split())
+    if not isinstance(exc, Exception):
+        last += " (a plugin must not stop the program)"
+    return f"{where}: plugin failed to import: {last}"
+
+
+@contextlib.contextmanager
+def _sigint_seen() -> Iterator[Callable[[], bool]]:
+    """Record whether SIGINT arrives in the block, keeping whatever handles it now.
+
+    A ``KeyboardInterrupt`` during an import is the user's Ctrl-C only if the
+    signal came; otherwise the plugin raised it itself. Signals reach only
+    the main thread, and a default (fatal) or ignored SIGINT never raises.
+    """
+    arrived: list[bool] = []
+    previous = (signal.getsignal(signal.SIGINT)
+                if threading.current_thread() is threading.main_thread() else None)
+    if not callable(previous):
+        yield lambda: False
+        return
+    handler: Callable[[int, FrameType | None], Any] = previous
+
+    def record(signum: int, frame: FrameType | None) -> Any:
+        arrived.append(True)
+        return handler(signum, frame)
+
+    signal.signal(signal.SIGINT, record)
+    try:
+        yield lambda: bool(arrived)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _registered() -> dict[tuple[str, str], Any]:
+    """Every registered method by (family, name)."""
+    from hybridsched.families import family_names
+    from hybridsched.registry import methods
+
+    return {(family, name): method for family in family_names()
+            for name, method in methods(family).items()}
+
+
+def _refuse_replaced_methods(path: str, before: dict[tuple[str, str], Any]) -> None:
+    """Undo and refuse a plugin's registration under a name that was taken."""
+    from hybridsched.registry import register_method
+
+    replaced = [(key, old) for key, old in before.items()
+                if _registered().get(key) is not old]
+    for (family, name), old in replaced:
+        register_method(family, name, exact=old.exact, description=old.description,
+                        check_options=old.check_options)(old.func)
+    if replaced:
+        family, name = replaced[0][0]
+        raise InputError(f"{path}: plugin registers method {name!r} of family {family!r}, "
+                         "which exists already; give the plugin's method another name")
