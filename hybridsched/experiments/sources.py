@@ -43,6 +43,8 @@ GENERATOR_FAMILIES: dict[str, str] = {"hybrid-deadline": "hybrid-deadline",
                                       "gang": "gang", "pull": "pull"}
 #: Importer name -> family of the instances it makes.
 IMPORTERS: dict[str, str] = {"etc": "bot-sites", "swf": "hybrid-deadline", "fta": "pull"}
+#: Generator options that name a file (a spec gives them relative to its folder).
+GENERATOR_FILE_OPTIONS: dict[str, tuple[str, ...]] = {"malleable": ("tree",)}
 
 
 class OptionError(InputError):
@@ -165,8 +167,9 @@ class BotSitesOptions(_Options):
 class MalleableOptions(_Options):
     """Options of the ``malleable`` generator (those of ``generate malleable``).
 
-    ``tree`` is a platform file (TOML config, GraphML or JSON; relative to the
-    working directory); the run key holds its path, not its content.
+    ``tree`` is a platform file (TOML config, GraphML or JSON; a spec gives
+    it relative to its folder and stores it absolute). It is loaded and
+    checked with the options, and the run key holds its content's hash.
     """
 
     jobs: Annotated[Int, Field(ge=0, le=10**6)] = 100
@@ -277,17 +280,92 @@ def _importer_model(importer: str) -> type[_Options]:
     return _IMPORTER_MODELS[importer]
 
 
+def _check_gang(parsed: GangOptions) -> None:
+    """The gang generator's size limits that do not depend on the seed."""
+    from hybridsched.gang.generator import DEFAULT_RATE
+    from hybridsched.gang.schema import MAX_TIME
+    from hybridsched.io.limits import check_pairs
+
+    try:
+        check_pairs(parsed.jobs, parsed.vms, "VMs", "generate gang")
+    except InputError as exc:
+        raise OptionError("vms", str(exc).removeprefix("generate gang: ")) from None
+    rate = DEFAULT_RATE[parsed.scenario] if parsed.rate is None else parsed.rate
+    # The mean arrival of the last job; the generator refuses the draws that pass the
+    # limit, so a rate whose mean already does would fail for most seeds.
+    if parsed.jobs / rate > MAX_TIME - 6:
+        raise OptionError("rate", f"{rate:g} jobs per time unit is too low for "
+                                  f"{parsed.jobs} jobs (arrivals would pass time "
+                                  f"{MAX_TIME:g}, the latest accepted)")
+
+
+def _check_pull(parsed: PullOptions) -> None:
+    """DCI names and the host count the capacity needs (the pull generator's limits)."""
+    from hybridsched.pull.generator import BEG_CPU, IDG_CPU, parse_dcis
+    from hybridsched.pull.schema import MAX_HOSTS
+
+    try:
+        dcis = parse_dcis(parsed.dci)
+    except InputError as exc:
+        raise OptionError("dci", str(exc).removeprefix("dci: ")) from None
+    if parsed.capacity / min(BEG_CPU[0], IDG_CPU[0]) * len(dcis) > MAX_HOSTS:
+        raise OptionError("capacity", f"{parsed.capacity:g} per DCI could need more than "
+                                      f"{MAX_HOSTS:,} hosts")
+
+
+def _check_malleable(parsed: MalleableOptions) -> None:
+    """The tree file loads and the (job, resource) pairs stay within the limit."""
+    from hybridsched.io.limits import check_pairs
+    from hybridsched.malleable.generator import default_platform
+
+    resources = (len(default_platform()) if parsed.tree is None
+                 else len(platform_file(parsed.tree).resources))
+    try:
+        check_pairs(parsed.jobs, resources, "resources", "generate malleable")
+    except InputError as exc:
+        raise OptionError("jobs", str(exc).removeprefix("generate malleable: ")) from None
+
+
+def platform_file(path: str) -> Any:
+    """The platform of a ``tree`` option (:class:`OptionError` naming the file otherwise).
+
+    Remembered while the file's size and modification time stay the same, so
+    that checking every grid point and loading every run read it once.
+    """
+    try:
+        stat = os.stat(path)
+    except OSError as exc:
+        what = "no such file" if isinstance(exc, FileNotFoundError) else (
+            f"cannot read ({exc.strerror or exc})")
+        raise OptionError("tree", f"{path}: {what}") from None
+    if os.path.isdir(path):
+        raise OptionError("tree", f"{path}: is a folder, not a tree file")
+    try:
+        return _platform(path, stat.st_size, stat.st_mtime_ns)
+    except InputError as exc:
+        raise OptionError("tree", str(exc)) from None
+    except OSError as exc:
+        raise OptionError("tree", f"{path}: cannot read ({exc.strerror or exc})") from None
+
+
+@functools.lru_cache(maxsize=16)
+def _platform(path: str, size: int, mtime_ns: int) -> Any:
+    from hybridsched.malleable.tree_config import load_platform
+
+    del size, mtime_ns  # only part of the cache key
+    return load_platform(path)
+
+
 def _parse_generator(family: str, options: Mapping[str, Any]) -> _Options:
     parsed = _parse(_generator_model(family), options)
     if isinstance(parsed, BotSitesOptions):
         _check_bot_sites(parsed)
+    if isinstance(parsed, GangOptions):
+        _check_gang(parsed)
     if isinstance(parsed, PullOptions):
-        from hybridsched.pull.generator import parse_dcis
-
-        try:
-            parse_dcis(parsed.dci)
-        except InputError as exc:
-            raise OptionError(None, str(exc)) from None
+        _check_pull(parsed)
+    if isinstance(parsed, MalleableOptions):
+        _check_malleable(parsed)
     return parsed
 
 
@@ -354,9 +432,7 @@ def _generate_malleable(o: MalleableOptions, seed: int) -> Any:
     if o.tree is None:
         return generate(o.jobs, o.mix, seed, serial_fraction=o.serial_fraction,
                         name=f"{name}-s{seed}")
-    from hybridsched.malleable.tree_config import load_platform
-
-    platform = load_platform(o.tree)
+    platform = platform_file(o.tree)
     return generate(o.jobs, o.mix, seed, resources=platform.resources, tree=platform.tree,
                     serial_fraction=o.serial_fraction, name=f"{name}-{platform.name}-s{seed}")
 
@@ -427,6 +503,9 @@ class InstanceSource:
         if self.kind == "generator":
             parsed = _parse_generator(self.family, dict(self.options))
             what: dict[str, Any] = {"options": parsed.model_dump(), "seed": self.seed}
+            if isinstance(parsed, MalleableOptions) and parsed.tree is not None:
+                # The platform's content, not where it lies, makes the instance.
+                what["options"]["tree"] = f"sha256:{sha256_file(parsed.tree)}"
         else:
             options = (_parse(_importer_model(self.importer), dict(self.options)).model_dump()
                        if self.kind == "import" and self.importer is not None else {})

@@ -33,12 +33,16 @@ Format (every key but ``[[instances]]`` and ``[[methods]]`` is optional)::
     label = "cdf+ra"                # default: name (+ "[k=v]" of a grid of options)
 
 A list is always a grid axis: a bot-sites range option is written ``"A:B"``
-(or ``[[A, B], ...]`` inside a grid). Paths in ``files`` and ``plugins`` are
-relative to the spec's folder; ``~`` is expanded and a leading ``{data}``
-stands for the shared data folder (:mod:`hybridsched.io.shared_data`).
-Instance files are loaded once here, so a bad file is reported before any
-run; generators and importers are not run (only their options are checked,
-and imported files must exist).
+(or ``[[A, B], ...]`` inside a grid). Paths in ``files``, ``plugins`` and
+generator options naming a file (the malleable ``tree``) are relative to the
+spec's folder; ``~`` is expanded and a leading ``{data}`` stands for the
+shared data folder (:mod:`hybridsched.io.shared_data`).
+
+Everything a run needs is checked here, before any run: instance files are
+loaded, and so is every imported file (once per importer option point), so
+that a bad file or trace is reported now; plugins are imported; generators
+are not run, but their options are checked against the generator's limits
+and the files they name are loaded.
 """
 
 from __future__ import annotations
@@ -60,6 +64,7 @@ from hybridsched.errors import InputError
 from hybridsched.experiments.plugins import import_plugins
 from hybridsched.experiments.sources import (
     GENERATOR_FAMILIES,
+    GENERATOR_FILE_OPTIONS,
     IMPORTERS,
     MAX_INT,
     InstanceSource,
@@ -71,6 +76,7 @@ from hybridsched.experiments.sources import (
     generator_options,
     import_source,
     importer_options,
+    load_cached,
     short_repr,
 )
 from hybridsched.experiments.toml_lines import join_path as _join
@@ -171,12 +177,14 @@ Count = Annotated[Int, Field(ge=1)]
 Seconds = Annotated[Real, Field(ge=0)]
 Seed = Annotated[Int, Field(ge=0)]
 Text = Annotated[str, Field(min_length=1)]
+#: A name shown in one line of tables, plots and messages: no control character.
+Name = Annotated[str, Field(min_length=1, pattern=r"^[^\x00-\x1f\x7f]+$")]
 
 
 class CampaignTable(_Table):
     """``[campaign]``."""
 
-    name: Text | None = None
+    name: Name | None = None
     description: str = ""
     time_limit: Seconds = DEFAULT_TIME_LIMIT
     replications: Count = 1
@@ -199,7 +207,7 @@ class MethodTable(_Table):
 
     name: Text
     family: str | None = None
-    label: Text | None = None
+    label: Name | None = None
     options: dict[str, Any] = {}
     time_limit: Seconds | None = None
     seeds: Any = None
@@ -256,6 +264,8 @@ def _reason(error: Any, known: tuple[str, ...]) -> str:
         return f"expected a table, got {short_repr(error['input'])}"
     if kind == "list_type":
         return f"expected an array, got {short_repr(error['input'])}"
+    if kind == "string_pattern_mismatch":
+        return f"expected one line without control characters, got {short_repr(error['input'])}"
     return error_reason(error, known)
 
 
@@ -288,6 +298,9 @@ def _axes(options: Mapping[str, Any], path: str, *, scalar: bool) -> list[Axis]:
                                                "least one, or leave the option out)")
         for k, item in enumerate(values):
             reason = _bad_value(item, scalar)
+            if reason is None and any(type(item) is type(v) and item == v
+                                      for v in values[:k]):
+                reason = f"{short_repr(item)} given twice in the grid"
             if reason is not None:
                 raise _SpecError(_join(path, key, k if is_list else None), reason)
         axes.append((key, list(values), is_list))
@@ -401,7 +414,7 @@ def _plan(table: InstancesTable, path: str, folder: Path) -> _Plan:
             other = "files" if table.files is not None else "importer"
             raise _SpecError(_join(path, other), "give either generator, or files (with an "
                                                  "optional importer), not both")
-        return _plan_generator(table, path)
+        return _plan_generator(table, path, folder)
     if table.files is None:
         where = _join(path, "importer") if table.importer is not None else path
         raise _SpecError(where, "an [[instances]] table needs generator = \"FAMILY\" or "
@@ -428,7 +441,21 @@ def _plan(table: InstancesTable, path: str, folder: Path) -> _Plan:
     return _Plan(path, counts, lambda: sources)
 
 
-def _plan_generator(table: InstancesTable, path: str) -> _Plan:
+def _file_options(generator: str, options: Mapping[str, Any], path: str, folder: Path
+                  ) -> dict[str, Any]:
+    """``options`` with the files they name resolved like ``files`` (relative to the spec)."""
+    resolved = dict(options)
+    for key in GENERATOR_FILE_OPTIONS.get(generator, ()):
+        value = resolved.get(key)
+        if isinstance(value, str):
+            resolved[key] = _spec_path(value, folder, _join(path, key))
+        elif isinstance(value, list):
+            resolved[key] = [_spec_path(v, folder, _join(path, key, k)) if isinstance(v, str)
+                             else v for k, v in enumerate(value)]
+    return resolved
+
+
+def _plan_generator(table: InstancesTable, path: str, folder: Path) -> _Plan:
     name = str(table.generator)
     if name not in GENERATOR_FAMILIES:
         known = ", ".join(GENERATOR_FAMILIES)
@@ -437,7 +464,8 @@ def _plan_generator(table: InstancesTable, path: str) -> _Plan:
                   f"unknown family {name!r} (families with a generator: {known})")
         raise _SpecError(_join(path, "generator"), reason)
     options_path = _join(path, "options")
-    axes = _axes(table.options or {}, options_path, scalar=False)
+    axes = _axes(_file_options(name, table.options or {}, options_path, folder),
+                 options_path, scalar=False)
     seeds = _seeds(table.seeds, _join(path, "seeds"))
     count = _grid_size(axes) * len(seeds)
     if count > MAX_RUNS:
@@ -470,8 +498,28 @@ def _plan_import(table: InstancesTable, path: str, folder: Path) -> _Plan:
         raise _SpecError(options_path, f"the grid has more than {MAX_RUNS:,} points")
     points = _points(axes, options_path, lambda options: importer_options(name, options))
     files = _files(table.files or [], _join(path, "files"), folder)
-    sources = [import_source(name, file, dict(point)) for file, _ in files for point in points]
+    sources = []
+    for file, where in files:
+        for point in points:
+            source = import_source(name, file, dict(point))
+            _check_import(source, where)
+            sources.append(source)
     return _Plan(path, {IMPORTERS[name]: len(sources)}, lambda: sources)
+
+
+def _check_import(source: InstanceSource, where: str) -> None:
+    """Import ``source`` once, so that a bad trace or matrix is reported before any run.
+
+    Like instance files, which are loaded here; a serial campaign then reuses
+    the instance (:func:`~.sources.load_cached`).
+    """
+    try:
+        load_cached(source)
+    except InputError as exc:
+        raise _SpecError(where, str(exc)) from None
+    except OSError as exc:
+        raise _SpecError(where, f"{source.path}: cannot read ({exc.strerror or exc})"
+                         ) from None
 
 
 # --------------------------------------------------------------------------- methods
@@ -538,7 +586,14 @@ def _check_options(request: _Request, family: str) -> None:
         try:
             check_options(family, request.name, point)
         except InputError as exc:
-            raise _SpecError(_join(request.path, "options"), str(exc)) from None
+            # Point at the option the message names ("option --q: ..."), if one does.
+            named = re.match(r"option --([\w-]+)", str(exc))
+            key = named.group(1).replace("-", "_") if named else None
+            where = _join(request.path, "options")
+            for (axis, _, is_list), i in zip(request.axes, index, strict=True):
+                if axis == key:
+                    where = _join(where, axis, i if is_list else None)
+            raise _SpecError(where, str(exc)) from None
 
 
 def _text(value: Any) -> str:

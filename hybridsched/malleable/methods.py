@@ -19,18 +19,24 @@ from hybridsched.result import Result, Status
 FAMILY = "malleable"
 
 
+def check_policy(options: dict[str, object]) -> None:
+    """Refuse a ``policy`` other than A or B (up front, before a campaign or simulation runs)."""
+    policy = options.get("policy", "A")
+    if policy is not None and policy not in ("A", "B"):
+        raise InputError(f"option --policy: must be A or B, got {policy!r}")
+
+
 def _online(name: str, scheduler: Scheduler, description: str) -> None:
     def method(instance: Instance, *, seed: int | None = None, time_limit: float | None = None,
                policy: str = "A", objective: str = "penalised_a") -> Result:
-        if policy not in ("A", "B"):
-            raise InputError(f"option --policy: must be A or B, got {policy!r}")
+        check_policy({"policy": policy})
         solution, stats = simulate(instance, scheduler, policy, seed)
         return Result(name, FAMILY, Status.FEASIBLE, solution=solution,
                       metrics=stats.metrics())
 
     method.__name__ = name.replace("-", "_")
     method.__doc__ = f"{description} (registered as ``{name}``)."
-    register_method(FAMILY, name, description=description)(method)
+    register_method(FAMILY, name, description=description, check_options=check_policy)(method)
 
 
 _online("tree", "tree", "Agent tree over DCA/ACA/CCA local schedulers (Algorithm 4)")
@@ -38,7 +44,7 @@ _online("flat", "flat", "Flat broadcast to every local scheduler (the star tree)
 _online("round-robin", "round-robin", "Each job to a uniformly drawn resource (seeded)")
 
 
-@register_method(FAMILY, "exact", exact=True,
+@register_method(FAMILY, "exact", exact=True, check_options=check_policy,
                  description="Offline batch MILP, time-indexed (PuLP + HiGHS)")
 def exact(instance: Instance, *, seed: int | None = None, time_limit: float | None = None,
           policy: str | None = None, objective: str = "penalised_a") -> Result:
@@ -51,8 +57,7 @@ def exact(instance: Instance, *, seed: int | None = None, time_limit: float | No
     from hybridsched.models.malleable_batch import solve
 
     if policy is not None:
-        if policy not in ("A", "B"):
-            raise InputError(f"option --policy: must be A or B, got {policy!r}")
+        check_policy({"policy": policy})
         if objective == "penalised_a":
             objective = f"penalised_{policy.lower()}"
     return solve(instance, objective, time_limit)
