@@ -34,12 +34,14 @@ import contextlib
 import fcntl
 import json
 import os
+import re
 import time
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -79,9 +81,44 @@ SCHEMA = pa.schema([
 COLUMNS = SCHEMA.names
 
 
+#: Columns every row has (a part lacking one is not a part of a store; the other columns,
+#: when missing, read as empty: a part written before a column was added stays readable).
+REQUIRED = ("key", "family", "instance_hash", "method", "status")
+#: Numeric columns that no run can make negative or infinite (empty is fine).
+NON_NEGATIVE = ("instance_size", "seed", "replication", "time_limit", "runtime_s", "cpu_s",
+                "wall_s")
+#: Columns holding a JSON object as text (read by :func:`load_results`).
+JSON_OBJECTS = ("metrics",)
+#: Most attempts at reading a store whose files a running campaign renames or merges.
+READ_ATTEMPTS = 5
+
+
 def is_store(folder: Path) -> bool:
     """Whether ``folder`` holds a result store."""
     return (folder / MARKER).is_file()
+
+
+class _VanishedError(Exception):
+    """A file of the store went away while it was read (a running campaign merged it)."""
+
+
+def _check_marker(folder: Path) -> None:
+    """Refuse a marker file that is not a result store's (one line naming it)."""
+    path = folder / MARKER
+    try:
+        marker = json.loads(path.read_bytes())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else "not JSON"
+        raise InputError(f"{path}: not the marker of a result store ({reason})") from None
+    version = marker.get("version") if isinstance(marker, dict) else None
+    if not isinstance(marker, dict) or marker.get("format") != STORE_FORMAT["format"]:
+        raise InputError(f"{path}: not the marker of a result store (expected "
+                         f"{json.dumps(STORE_FORMAT)})")
+    if (isinstance(version, bool) or not isinstance(version, int)
+            or not 1 <= version <= STORE_FORMAT["version"]):
+        raise InputError(f"{path}: result store version {version!r}, this hybridsched reads "
+                         f"versions 1 to {STORE_FORMAT['version']} (a newer hybridsched "
+                         "wrote it?)")
 
 
 def _parts(folder: Path) -> list[Path]:
@@ -92,20 +129,177 @@ def _journals(folder: Path) -> list[Path]:
     return sorted(folder.glob("_journal-*.jsonl"))
 
 
-def _journal_rows(path: Path) -> list[dict[str, Any]]:
-    """The complete lines of a journal (a line cut by a crash is dropped)."""
+def _journal_rows(path: Path, warn: Callable[[str], None] | None = None
+                  ) -> list[dict[str, Any]]:
+    """The rows of a journal, checked (:class:`InputError` naming the file and line).
+
+    A last line without its newline was cut by a crash while it was written:
+    it is dropped (its run was not stored, so a resumed campaign runs it
+    again), with a warning through ``warn``. Any other bad line is damage.
+    """
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise _VanishedError(path) from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read this journal of the result store "
+                         f"({exc.strerror or exc})") from None
+    lines = data.split(b"\n")
+    if lines[-1] and warn is not None:
+        warn(f"{path}:{len(lines)}: dropped a run cut short while it was recorded "
+             "(a campaign was killed; resuming it runs that run again)")
     rows = []
-    with path.open(encoding="utf-8") as handle:
-        for line in handle:
-            if not line.endswith("\n"):
-                break
-            with contextlib.suppress(json.JSONDecodeError):
-                rows.append(json.loads(line))
+    for number, line in enumerate(lines[:-1], start=1):
+        where = f"{path}:{number}"
+        try:
+            row = json.loads(line.decode("utf-8"))
+        except UnicodeDecodeError:
+            raise InputError(f"{where}: not UTF-8 text: not a journal of a result store"
+                             ) from None
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{where}: malformed JSON ({exc.msg}): not a journal line of a "
+                             "result store") from None
+        if not isinstance(row, dict):
+            raise InputError(f"{where}: expected one run as a JSON object, got "
+                             f"{type(row).__name__}")
+        _check_row(row, where)
+        rows.append(row)
+    bad = _bad_value(_to_table(rows)) if rows else None
+    if bad is not None:
+        row, name, reason = bad
+        raise InputError(f"{path}:{row + 1}: field {name}: {reason}")
     return rows
 
 
+#: Python types a journal value may have, by the Arrow type of its column.
+_ACCEPTED: dict[str, tuple[type, ...]] = {"string": (str,), "int64": (int,),
+                                          "double": (int, float)}
+
+
+def _check_row(row: dict[str, Any], where: str) -> None:
+    """Refuse a journal row that a part could not hold as it is."""
+    key = row.get("key")
+    if not isinstance(key, str) or not key:
+        raise InputError(f"{where}: field key: expected the run's key (a string), got "
+                         f"{_short(key)}")
+    for field in SCHEMA:
+        value = row.get(field.name)
+        if value is None:
+            continue
+        accepted = _ACCEPTED.get(str(field.type), ())
+        if (isinstance(value, bool) or not isinstance(value, accepted)
+                or (isinstance(value, int) and not -2**63 <= value < 2**63)):
+            raise InputError(f"{where}: field {field.name}: expected {_WORDS[str(field.type)]}, "
+                             f"got {_short(value)}")
+
+
+_WORDS = {"string": "a string", "int64": "an integer", "double": "a number"}
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _is_json_object(text: str) -> bool:
+    try:
+        return isinstance(json.loads(text), dict)
+    except (json.JSONDecodeError, RecursionError):
+        return False
+
+
+def _read_part(part: Path, columns: list[str] | None = None) -> pa.Table:
+    """One part, checked and given the store's schema (:class:`InputError` naming it).
+
+    Columns of :data:`SCHEMA` the part lacks (beyond :data:`REQUIRED`) read as
+    empty; columns it has beyond them are left out.
+    """
+    wanted = SCHEMA if columns is None else pa.schema([SCHEMA.field(c) for c in columns])
+    hint = "move it out of the store folder"
+    if part.is_dir():
+        raise InputError(f"{part}: is a folder, not a part of the result store; {hint}")
+    try:
+        schema = pq.read_schema(part)
+    except FileNotFoundError:
+        raise _VanishedError(part) from None
+    except (pa.ArrowException, OSError) as exc:
+        raise InputError(f"{part}: not a readable Parquet file ({_first_line(exc)}); "
+                         f"{hint}") from None
+    _check_schema(part, schema, hint)
+    present = [name for name in wanted.names if name in schema.names]
+    try:
+        table = pq.read_table(part, columns=present)
+    except FileNotFoundError:
+        raise _VanishedError(part) from None
+    except (pa.ArrowException, OSError) as exc:
+        raise InputError(f"{part}: damaged Parquet file ({_first_line(exc)}); {hint}"
+                         ) from None
+    arrays = [table.column(name).cast(field.type) if name in present
+              else pa.nulls(table.num_rows, field.type)
+              for name, field in zip(wanted.names, wanted, strict=True)]
+    conformed = pa.Table.from_arrays(arrays, schema=wanted)
+    bad = _bad_value(conformed)
+    if bad is not None:
+        row, name, reason = bad
+        raise InputError(f"{part}: row {row}: column {name}: {reason}; {hint}")
+    return conformed
+
+
+def _bad_value(table: pa.Table) -> tuple[int, str, str] | None:
+    """``(row, column, reason)`` of the first value no run can have, or ``None``.
+
+    Only the columns ``table`` has are checked (a reader may ask for a few).
+    """
+    names = set(table.column_names)
+    for name in (n for n in REQUIRED if n in names):
+        values = table.column(name).to_pylist()
+        if None in values or "" in values:
+            return values.index(None if None in values else ""), name, "empty"
+    for name in (n for n in NON_NEGATIVE if n in names):
+        numbers = table.column(name).to_numpy(zero_copy_only=False).astype(float)
+        bad = ~(np.isnan(numbers) | (np.isfinite(numbers) & (numbers >= 0)))
+        if bad.any():
+            row = int(np.argmax(bad))
+            return row, name, f"expected a finite number >= 0, got {numbers[row]:g}"
+    for name in (n for n in JSON_OBJECTS if n in names):
+        for row, text in enumerate(table.column(name).to_pylist()):
+            if text is not None and not _is_json_object(text):
+                return row, name, f"expected a JSON object as text, got {_short(text)}"
+    return None
+
+
+def _check_schema(part: Path, schema: pa.Schema, hint: str) -> None:
+    """Refuse a part without the required columns or with a column of another type."""
+    missing = [name for name in REQUIRED if name not in schema.names]
+    if missing:
+        raise InputError(f"{part}: not a part of a result store (no column "
+                         f"{', '.join(repr(m) for m in missing)}); {hint}")
+    for field in SCHEMA:
+        if field.name in schema.names:
+            found = schema.field(field.name).type
+            if found != field.type and found != pa.null():
+                raise InputError(f"{part}: column {field.name!r} holds {found}, expected "
+                                 f"{field.type}: not a part of this result store; {hint}")
+    replaces = (schema.metadata or {}).get(REPLACES)
+    if replaces is not None:
+        try:
+            names = json.loads(replaces)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            names = None
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise InputError(f"{part}: damaged metadata {REPLACES.decode()} (expected a JSON "
+                             f"list of part names); {hint}")
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    reason = text[0] if text else type(exc).__name__
+    # pyarrow repeats the path; the message names it already.
+    return re.sub(r"^Could not open Parquet input source '[^']*': ", "", reason)
+
+
 def _read_parts(parts: Iterable[Path], columns: list[str] | None = None) -> pa.Table:
-    tables = [pq.read_table(part, columns=columns) for part in parts]
+    tables = [_read_part(part, columns) for part in parts]
     if not tables:
         schema = SCHEMA if columns is None else pa.schema([SCHEMA.field(c) for c in columns])
         return schema.empty_table()
@@ -164,8 +358,9 @@ class ResultStore:
     def open(self) -> None:
         """Take the lock, mark the folder, and recover what a killed writer left."""
         folder = self.folder
-        if not is_store(folder) and any(p for p in folder.iterdir()
-                                        if not p.name.startswith(".hybridsched-probe")):
+        if is_store(folder):
+            _check_marker(folder)
+        elif any(p for p in folder.iterdir() if not p.name.startswith(".hybridsched-probe")):
             raise InputError(f"{folder}: not a result store and not empty (no {MARKER}); "
                              "give a new or empty folder")
         self._lock = (folder / "_lock").open("a")
@@ -176,12 +371,22 @@ class ResultStore:
             self._lock = None
             raise InputError(f"{folder}: another campaign is writing into this result "
                              "store; wait for it or give another folder") from None
-        if not is_store(folder):
-            atomic_write_text(folder / MARKER, json.dumps(STORE_FORMAT) + "\n")
+        try:
+            if not is_store(folder):
+                atomic_write_text(folder / MARKER, json.dumps(STORE_FORMAT) + "\n")
+            # Every part is read whole: damage is reported now, not when the campaign ends.
+            self._keys = set(_read_parts(_parts(folder)).column("key").to_pylist())
+            journals = {journal: _journal_rows(journal) for journal in _journals(folder)}
+        except BaseException as exc:
+            self._lock.close()
+            self._lock = None
+            if isinstance(exc, _VanishedError):
+                raise InputError(f"{exc.args[0]}: vanished while the store was opened"
+                                 ) from None
+            raise
         self._finish_merges()
-        self._keys = set(_read_parts(_parts(folder), ["key"]).column("key").to_pylist())
-        for journal in _journals(folder):  # left by a killed writer
-            rows = [r for r in _journal_rows(journal) if r.get("key") not in self._keys]
+        for journal, rows in journals.items():  # left by a killed writer
+            rows = [r for r in rows if r["key"] not in self._keys]
             if rows:
                 _write_part(folder, _to_table(rows))
                 self._keys.update(r["key"] for r in rows)
@@ -272,35 +477,120 @@ def _unique(table: pa.Table) -> pa.Table:
     return table if len(keep) == len(keys) else table.take(keep)
 
 
-def read_store(folder: str | Path) -> pa.Table:
-    """Every stored row (parts and journals of a campaign still running), keys unique."""
+def check_store_folder(folder: str | Path) -> Path:
+    """``folder`` if it is a result store (its marker is checked; its files are not read).
+
+    Raises
+    ------
+    InputError
+        Naming the folder: missing, a file, or not a result store.
+    """
     folder = Path(folder)
     if not folder.is_dir():
-        raise InputError(f"{folder}: no such folder")
+        raise InputError(f"{folder}: " + ("is a file, not a result store (a folder)"
+                                          if folder.exists() else "no such folder"))
     if not is_store(folder):
         raise InputError(f"{folder}: not a result store (no {MARKER}; "
                          "'hybridsched campaign SPEC -o FOLDER' makes one)")
+    _check_marker(folder)
+    return folder
+
+
+def read_store(folder: str | Path, *, warn: Callable[[str], None] | None = None
+               ) -> pa.Table:
+    """Every stored row (parts and journals of a campaign still running), keys unique.
+
+    Raises
+    ------
+    InputError
+        One line naming the folder or the damaged file: not a result store,
+        a part that is not a readable Parquet file of the store's schema, a
+        journal line that is not a well-typed row. A journal's last line cut
+        by a crash is dropped, with a warning through ``warn``.
+    """
+    folder = check_store_folder(folder)
+    # A campaign writing into the store may merge its parts or turn its journal into a
+    # part while they are read: then read them again.
+    for _ in range(READ_ATTEMPTS - 1):
+        with contextlib.suppress(_VanishedError):
+            return _read_once(folder, warn)
+    try:
+        return _read_once(folder, warn)
+    except _VanishedError as exc:
+        raise InputError(f"{exc.args[0]}: vanished while the store was read (a campaign is "
+                         "writing into it?); try again") from None
+
+
+def _read_once(folder: Path, warn: Callable[[str], None] | None) -> pa.Table:
     table = _read_parts(_parts(folder))
-    journal_rows = [row for journal in _journals(folder) for row in _journal_rows(journal)]
+    journal_rows = [row for journal in _journals(folder)
+                    for row in _journal_rows(journal, warn)]
     if journal_rows:
         table = pa.concat_tables([table, _to_table(journal_rows)])
     return _unique(table)
 
 
-def load_results(folder: str | Path) -> Any:
+def load_results(folder: str | Path, *, warn: Callable[[str], None] | None = None) -> Any:
     """The result table of a store as a pandas DataFrame, with gaps and metric columns.
 
     Rows are sorted by family, instance, method, seed and replication. Adds
     ``reference``, ``reference_kind`` and ``gap``
     (:func:`~hybridsched.experiments.tables.add_gaps`) and one ``metric_<name>``
-    column per numeric metric.
+    column per numeric metric. ``warn`` and errors: see :func:`read_store`.
     """
     from hybridsched.experiments.tables import add_gaps, expand_metrics
 
-    table = add_gaps(expand_metrics(read_store(folder).to_pandas()))
+    table = add_gaps(expand_metrics(read_store(folder, warn=warn).to_pandas()))
     # One order whatever the order runs finished in (serial or on a cluster).
     order = ["family", "instance", "instance_hash", "method", "seed", "replication", "key"]
     return table.sort_values(order, kind="stable", ignore_index=True) if len(table) else table
+
+
+def stored_campaigns(folder: str | Path, *, warn: Callable[[str], None] | None = None
+                     ) -> list[str]:
+    """Names of the campaigns a store holds: those of its rows, else of its spec copy.
+
+    Empty for a folder that is not a store yet, or a store without a row
+    whose spec copy names no campaign. Errors: see :func:`read_store`.
+    """
+    folder = Path(folder)
+    if not (folder.is_dir() and is_store(folder)):
+        return []
+    names = {name for name in read_store(folder, warn=warn).column("campaign").to_pylist()
+             if name}
+    if not names and (folder / SPEC_COPY).is_file():
+        import tomllib
+
+        try:
+            spec = tomllib.loads((folder / SPEC_COPY).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            spec = {}
+        table = spec.get("campaign")
+        name = table.get("name") if isinstance(table, dict) else None
+        if isinstance(name, str) and name:
+            names.add(name)
+    return sorted(names)
+
+
+def check_resume(folder: str | Path, campaign: str, *,
+                 warn: Callable[[str], None] | None = None) -> None:
+    """Refuse to run ``campaign`` into a store that another campaign wrote.
+
+    The same campaign (the same name) with a grown spec is a resume; a store
+    of another name is somebody else's results. Also reads the whole store,
+    so that damage is reported before any run (:func:`read_store`).
+
+    Raises
+    ------
+    InputError
+        Naming the folder and both campaigns.
+    """
+    names = stored_campaigns(folder, warn=warn)
+    if names and campaign not in names:
+        other = names[0] if len(names) == 1 else ", ".join(repr(n) for n in names)
+        stored = f"campaign {other!r}" if len(names) == 1 else f"campaigns {other}"
+        raise InputError(f"{folder}: this result store holds {stored}, not {campaign!r}; "
+                         "give another folder, or the same name to extend that campaign")
 
 
 def iter_rows(folder: str | Path) -> Iterator[dict[str, Any]]:
