@@ -195,18 +195,25 @@ def _family_section(family: str, runs: pd.DataFrame, gantt: bool,
     if not solved.any():
         return [*blocks, _Text("No solved runs: no profile, gap, scaling or Gantt plot.")]
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", family)
-    figures: list[tuple[str, str, Any]] = [
-        ("profile-objective", "Performance profile on the objective: share of problems "
-         "where a method is within a factor tau of the best.",
-         plots.plot_performance_profile(performance_profile(runs, "objective"),
-                                        title=f"{family}: objective")),
-        ("profile-runtime", "Performance profile on run time (unsolved runs never count).",
-         plots.plot_performance_profile(performance_profile(runs, "runtime_s"),
-                                        title=f"{family}: run time")),
+    figures: list[tuple[str, str, Any]] = []
+    for measure, name, caption in (
+            ("objective", "objective", "Performance profile on the objective: share of "
+             "problems where a method is within a factor tau of the best."),
+            ("runtime_s", "run time", "Performance profile on run time (unsolved runs never "
+             "count).")):
+        if _negative(runs, measure):
+            blocks.append(_Text(f"Performance profile on the {name}: not drawn, some solved "
+                                "runs have a negative value (ratios need values >= 0)."))
+            continue
+        figures.append((f"profile-{measure.removesuffix('_s')}", caption,
+                        plots.plot_performance_profile(performance_profile(runs, measure),
+                                                       title=f"{family}: {name}")))
+    figures += [
         ("gaps", "Gaps of each method to its reference, in percent.",
          plots.plot_gap_boxes(runs, title=f"{family}: gap to the reference")),
         ("scaling", "Run time against instance size (log-log); b is the fitted exponent.",
-         plots.plot_runtime_scaling(runs, title=f"{family}: run time vs size")),
+         plots.plot_runtime_scaling(_finite(runs, ["runtime_s", "instance_size"]),
+                                    title=f"{family}: run time vs size")),
     ]
     pareto = _objective_space(runs)
     if pareto is not None:
@@ -216,6 +223,18 @@ def _family_section(family: str, runs: pd.DataFrame, gantt: bool,
     if gantt and loader is not None:
         blocks += _gantt(family, runs, slug, loader)
     return blocks
+
+
+def _negative(runs: pd.DataFrame, measure: str) -> bool:
+    """Whether a solved run has a negative finite ``measure`` (no profile then)."""
+    values = pd.to_numeric(runs[measure], errors="coerce").astype(float)
+    return bool((solved_mask(runs) & np.isfinite(values) & (values < 0)).any())
+
+
+def _finite(runs: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    """``runs`` with the infinite values of ``columns`` made unknown (not drawable on log axes)."""
+    numbers = {c: pd.to_numeric(runs[c], errors="coerce").astype(float) for c in columns}
+    return runs.assign(**{c: v.where(np.isfinite(v)) for c, v in numbers.items()})
 
 
 def _format_summary(table: pd.DataFrame) -> pd.DataFrame:
@@ -260,7 +279,7 @@ def _objective_space(runs: pd.DataFrame) -> tuple[str, Any] | None:
     """(caption, figure) of the instance with the most runs carrying makespan and cost."""
     if not {"metric_makespan", "metric_cost"} <= set(runs.columns):
         return None
-    both = (solved_mask(runs)
+    both = (solved_mask(runs) & runs["instance_hash"].notna()
             & np.isfinite(pd.to_numeric(runs["metric_makespan"], errors="coerce"))
             & np.isfinite(pd.to_numeric(runs["metric_cost"], errors="coerce")))
     if not both.any():
@@ -282,18 +301,23 @@ def _gantt(family: str, runs: pd.DataFrame, slug: str, loader: InstanceLoader
     has = solved_mask(runs) & runs["solution"].map(lambda s: isinstance(s, str) and bool(s))
     if not has.any():
         return [_Text("Gantt chart: the campaign recorded no schedule.")]
-    candidates = runs[has & (runs["instance_hash"] == runs.loc[has, "instance_hash"].iloc[0])]
-    candidates = candidates[candidates["objective_name"] == candidates["objective_name"].iloc[0]]
+    candidates = runs[has]
+    for column in ("instance_hash", "objective_name"):  # the first run's, empty ones alike
+        keys = candidates[column].fillna("")
+        candidates = candidates[keys == keys.iloc[0]]
     best = candidates.loc[pd.to_numeric(candidates["objective"], errors="coerce")
                           .fillna(np.inf).idxmin()]
     what = f"run {best.get('key', '?')} ({best['method']} on {best['instance']})"
-    loaded = loader(best)
+    try:
+        loaded = loader(best)
+    except (InputError, OSError, AttributeError, KeyError, TypeError, ValueError):
+        loaded = None  # the stored source is not one this version can rebuild
     if loaded is None:
         return [_Text(f"Gantt chart: the instance of {what} is not available.")]
     fam, instance = loaded
     try:
         solution = fam.solution_from_dict(json.loads(best["solution"]), instance, what)
-    except (InputError, ValueError) as exc:
+    except (InputError, ValueError, TypeError, KeyError, AttributeError) as exc:
         return [_Text(f"Gantt chart: cannot read the schedule of {what}: {exc}")]
     violations = fam.check(instance, solution)
     if violations:
