@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -10,6 +11,7 @@ import typer
 from hybridsched.cli import ui
 from hybridsched.cli.app import EXIT_CODES, app
 from hybridsched.cli.options import Scheduler, Workers
+from hybridsched.errors import InputError
 from hybridsched.io.outputs import atomic_write_text, check_output_folder, check_output_path
 
 
@@ -37,18 +39,27 @@ def campaign(
     in this process. Failed runs become rows with their error; an interrupted
     campaign keeps every finished run: run the same command again to resume.
     """
-    if serial and (scheduler or workers):
+    if serial and (scheduler is not None or workers):
         raise typer.BadParameter("--serial runs in this process: drop --workers/--scheduler",
                                  param_hint="'--serial'")
-    if scheduler and workers:
+    if scheduler is not None and workers:
         raise typer.BadParameter("the workers of --scheduler are started by hand: drop "
                                  "--workers", param_hint="'--workers'")
+    if scheduler is not None:
+        _check_address(scheduler)
     from hybridsched.cli.run_progress import RunProgress
     from hybridsched.experiments.campaign import run_campaign
     from hybridsched.experiments.spec import load_spec
+    from hybridsched.experiments.store import check_resume
 
-    csv_target = None if csv is None else check_output_path(csv, "--csv", inputs=[spec])
     loaded = load_spec(spec)  # before the output folder is made: a bad spec leaves nothing
+    csv_target = None
+    if csv is not None:
+        _refuse_overlap(csv, "--csv", output, "a file in it breaks 'pandas.read_parquet'",
+                        file=True)
+        csv_target = check_output_path(csv, "--csv", inputs=[spec, *_spec_files(loaded)])
+    _check_store_folder(output)
+    check_resume(output, loaded.name, warn=ui.warn)  # and any damage, before any run
     folder = check_output_folder(output, "-o")
     planned: dict[str, Any] = {}
     with RunProgress(loaded.name) as display:
@@ -66,6 +77,57 @@ def campaign(
 
         atomic_write_text(csv_target, load_results(folder).to_csv(index=False))
     _print_summary(summary.to_dict(), as_json)
+
+
+#: A Dask scheduler address: [PROTOCOL://]HOST:PORT (IPv6 hosts in brackets).
+_ADDRESS = re.compile(r"(?:(?:tcp|tls|ucx|ws|wss)://)?(\[[0-9A-Fa-f:.]+\]|[\w.-]+):(\d{1,5})")
+
+
+def _check_address(address: str) -> None:
+    """Refuse a --scheduler that is not an address, before anything starts."""
+    found = _ADDRESS.fullmatch(address.strip())
+    if address.startswith("inproc://") or (found and 1 <= int(found.group(2)) <= 65535):
+        return
+    raise typer.BadParameter(f"{address!r} is not a Dask scheduler address (expected "
+                             "tcp://HOST:PORT, as 'dask scheduler' prints)",
+                             param_hint="'--scheduler'")
+
+
+def _spec_files(loaded: Any) -> list[str]:
+    """Every file the campaign reads: instance files, traces, plugins (not to overwrite)."""
+    files = [source.path for source in loaded.sources if source.path]
+    return files + list(loaded.plugins)
+
+
+def _relation(inner: Path, outer: Path) -> str | None:
+    """How ``inner`` lies relative to folder ``outer``: "is", "inside", "holds" or ``None``."""
+    a, b = inner.resolve(), outer.resolve()
+    if a == b:
+        return "is"
+    if a.is_relative_to(b):
+        return "inside"
+    if b.is_relative_to(a):
+        return "holds"
+    return None
+
+
+def _refuse_overlap(path: Path, option: str, store: Path, why: str, *, file: bool = False
+                    ) -> None:
+    """Refuse an output ``path`` that is, lies inside or holds the result store ``store``.
+
+    A ``file`` cannot hold a folder: only being it or lying inside it count.
+    """
+    relation = _relation(path, store)
+    if relation is not None and not (file and relation == "holds"):
+        words = {"is": "is", "inside": "is inside", "holds": "holds"}[relation]
+        raise InputError(f"{option} {path}: {words} the result store {store} ({why}); "
+                         "give a path outside it")
+
+
+def _check_store_folder(output: Path) -> None:
+    """``-o`` must be a folder (or not exist yet) before the store is read or made."""
+    if output.exists() and not output.is_dir():
+        raise InputError(f"-o {output}: is a file, not a folder")
 
 
 def _interrupted(summary: Any, folder: Path) -> None:
@@ -116,13 +178,13 @@ def report(
     """
     from hybridsched.experiments.report import write_report
     from hybridsched.experiments.runner import load_row_instance
-    from hybridsched.experiments.store import load_results
+    from hybridsched.experiments.store import check_store_folder, load_results
 
-    table = load_results(results)
-    if Path(output).resolve() == Path(results).resolve():
-        raise typer.BadParameter("write the report outside the result store",
-                                 param_hint="'-o'")
-    folder = check_output_folder(output, "-o")
+    check_store_folder(results)
+    _refuse_overlap(output, "-o", results, "reports and results must not share folders")
+    _check_store_folder(output)
+    table = load_results(results, warn=ui.warn)
+    folder = check_output_folder(output, "-o")  # made only once the store reads well
     written = write_report(table, folder, title=f"Campaign report: {Path(results).name}",
                            gantt=gantt, load_instance_for=load_row_instance)
     ui.note(f"wrote {len(written)} files in {folder}: "
