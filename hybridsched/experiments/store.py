@@ -164,7 +164,11 @@ def _journal_rows(path: Path, warn: Callable[[str], None] | None = None
                              f"{type(row).__name__}")
         _check_row(row, where)
         rows.append(row)
-    bad = _bad_value(_to_table(rows)) if rows else None
+    try:
+        bad = _bad_value(_to_table(rows)) if rows else None
+    except (pa.ArrowException, OverflowError) as exc:
+        raise InputError(f"{path}: a row does not fit the store's columns "
+                         f"({_first_line(exc)})") from None
     if bad is not None:
         row, name, reason = bad
         raise InputError(f"{path}:{row + 1}: field {name}: {reason}")
@@ -186,7 +190,9 @@ def _check_row(row: dict[str, Any], where: str) -> None:
         value = row.get(field.name)
         if value is None:
             continue
-        accepted = _ACCEPTED.get(str(field.type), ())
+        accepted = _ACCEPTED.get(str(field.type))
+        if accepted is None:
+            continue  # a column of another type: Arrow checks it when the rows become a part
         if (isinstance(value, bool) or not isinstance(value, accepted)
                 or (isinstance(value, int) and not -2**63 <= value < 2**63)):
             raise InputError(f"{where}: field {field.name}: expected {_WORDS[str(field.type)]}, "
