@@ -311,3 +311,24 @@ def test_plugin_that_raises_names_the_file(tmp_path, scratch_registry):
         import_plugins([str(plugin)])
     with pytest.raises(InputError, match="missing.py: no such plugin file"):
         import_plugins([str(tmp_path / "missing.py")])
+
+
+def test_a_tree_option_is_spec_relative_checked_up_front_and_keyed_by_content(tmp_path):
+    from hybridsched.experiments.spec import load_spec
+
+    tree = (Path(__file__).parents[2] / "examples" / "trees" / "paper.toml").read_text()
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "tree.toml").write_text(tree)
+        (tmp_path / folder / "spec.toml").write_text(
+            '[[instances]]\ngenerator = "malleable"\noptions = { jobs = 2, tree = "tree.toml" }'
+            '\n[[methods]]\nname = "tree"\n')
+    (a,) = load_spec(tmp_path / "a" / "spec.toml").sources
+    (b,) = load_spec(tmp_path / "b" / "spec.toml").sources
+    assert dict(a.options)["tree"] == str(tmp_path / "a" / "tree.toml")  # the spec's folder
+    assert a.identity() == b.identity()  # the same platform elsewhere: the same runs
+    (tmp_path / "b" / "tree.toml").write_text(tree.replace("fanout = [", "fanout = [2, "))
+    assert a.identity() != b.identity()
+    (tmp_path / "a" / "tree.toml").unlink()
+    with pytest.raises(InputError, match="tree.toml: no such file"):
+        a.load()  # a run whose tree went away fails with the file's name

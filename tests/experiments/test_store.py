@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -84,3 +85,59 @@ def test_a_folder_with_other_files_is_not_taken_over(tmp_path):
         load_results(tmp_path)
     with pytest.raises(InputError, match="no such folder"):
         load_results(tmp_path / "missing")
+
+
+def test_parts_of_another_column_set_read_with_the_store_schema(tmp_path):
+    with ResultStore(tmp_path) as store:
+        store.add([_row("a")])
+    # A part written before a column existed, and one written with a column added later.
+    old = pa_table([_row("b")]).drop(["solution", "gap"])
+    pq.write_table(old, tmp_path / "part-0-old.parquet")
+    new = pa_table([_row("c")]).append_column("versions", pa.array(["x"]))
+    pq.write_table(new, tmp_path / "part-0-new.parquet")
+    table = read_store(tmp_path)
+    assert table.schema == store_module.SCHEMA
+    assert sorted(table.column("key").to_pylist()) == ["a", "b", "c"]
+    with ResultStore(tmp_path) as store:  # a resume merges them
+        assert store.keys() == {"a", "b", "c"}
+    assert sorted(load_results(tmp_path)["key"]) == ["a", "b", "c"]
+
+
+def test_a_reader_tries_again_when_a_running_campaign_moves_files(tmp_path, monkeypatch):
+    with ResultStore(tmp_path) as store:
+        store.add([_row("a")])
+    real, calls = store_module._read_once, []
+
+    def moving(folder, warn):
+        calls.append(1)
+        if len(calls) < 3:
+            raise store_module._VanishedError(folder / "part-gone.parquet")
+        return real(folder, warn)
+
+    monkeypatch.setattr(store_module, "_read_once", moving)
+    assert read_store(tmp_path).num_rows == 1 and len(calls) == 3
+    calls.clear()
+    monkeypatch.setattr(store_module, "READ_ATTEMPTS", 2)
+    with pytest.raises(InputError, match="part-gone.parquet: vanished while the store was read"):
+        read_store(tmp_path)
+
+
+def test_check_resume_knows_the_campaign_of_rows_or_of_the_spec_copy(tmp_path):
+    from hybridsched.experiments.store import check_resume, stored_campaigns
+
+    assert stored_campaigns(tmp_path / "new") == []
+    check_resume(tmp_path / "new", "any")  # a new folder takes any campaign
+    (tmp_path / "s").mkdir()
+    with ResultStore(tmp_path / "s") as store:
+        store.save_spec('[campaign]\nname = "spec-name"\n')
+    assert stored_campaigns(tmp_path / "s") == ["spec-name"]  # no row yet: the spec says
+    with ResultStore(tmp_path / "s") as store:
+        store.add([_row("a", campaign="row-name")])
+    assert stored_campaigns(tmp_path / "s") == ["row-name"]  # rows say who wrote them
+    check_resume(tmp_path / "s", "row-name")
+    with pytest.raises(InputError, match="holds campaign 'row-name', not 'other'"):
+        check_resume(tmp_path / "s", "other")
+
+
+def pa_table(rows: list[dict]):
+    return store_module._to_table(rows)
