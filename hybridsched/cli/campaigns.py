@@ -83,14 +83,34 @@ def campaign(
 _ADDRESS = re.compile(r"(?:(?:tcp|tls|ucx|ws|wss)://)?(\[[0-9A-Fa-f:.]+\]|[\w.-]+):(\d{1,5})")
 
 
+#: Seconds to wait for a TCP scheduler to answer before the store is made.
+CONNECT_TIMEOUT_S = 10.0
+
+
 def _check_address(address: str) -> None:
-    """Refuse a --scheduler that is not an address, before anything starts."""
+    """Refuse a --scheduler that is not an address, or where nothing listens.
+
+    Checked before the result store is made, so that a typo leaves no folder;
+    only plain TCP is tried (other protocols are left to Dask).
+    """
     found = _ADDRESS.fullmatch(address.strip())
-    if address.startswith("inproc://") or (found and 1 <= int(found.group(2)) <= 65535):
+    if address.startswith("inproc://"):
         return
-    raise typer.BadParameter(f"{address!r} is not a Dask scheduler address (expected "
-                             "tcp://HOST:PORT, as 'dask scheduler' prints)",
-                             param_hint="'--scheduler'")
+    if not (found and 1 <= int(found.group(2)) <= 65535):
+        raise typer.BadParameter(f"{address!r} is not a Dask scheduler address (expected "
+                                 "tcp://HOST:PORT, as 'dask scheduler' prints)",
+                                 param_hint="'--scheduler'")
+    if "://" in address and not address.startswith("tcp://"):
+        return
+    import socket
+
+    host, port = found.group(1).strip("[]"), int(found.group(2))
+    try:
+        socket.create_connection((host, port), timeout=CONNECT_TIMEOUT_S).close()
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise InputError(f"--scheduler {address}: no Dask scheduler answers there ({reason}); "
+                         "start one with 'dask scheduler', or drop --scheduler") from None
 
 
 def _spec_files(loaded: Any) -> list[str]:
