@@ -50,24 +50,43 @@ def hour_cost(resource: Resource, vms: np.ndarray | int) -> np.ndarray | float:
     return spot * resource.price + (vms - spot) * resource.on_demand_price
 
 
-def vms_per_hour(vm: np.ndarray, start: np.ndarray, end: np.ndarray) -> dict[int, int]:
-    """Distinct VMs used in each clock hour by uses ``(vm, start, end)`` (minutes, end > start)."""
+def vms_per_hour(vm: np.ndarray, vms: np.ndarray | int, start: np.ndarray, end: np.ndarray
+                 ) -> dict[int, int]:
+    """Distinct VMs used in each clock hour by uses ``(vm, vms, start, end)``.
+
+    ``vm`` identifies a group of ``vms`` VMs used alike (``vms`` 1: one VM);
+    times are minutes, ``end > start``. Each group's hours are merged into
+    runs, and each run adds its VMs to every hour it covers through a
+    difference array: the cost grows with the uses and the hours of the
+    schedule, never with their product.
+    """
     vm, start, end = (np.asarray(a, dtype=np.int64) for a in (vm, start, end))
     if vm.size == 0:
         return {}
+    vms = np.broadcast_to(np.asarray(vms, dtype=np.int64), vm.shape)
     first, last = start // HOUR, (end - 1) // HOUR
-    counts = last - first + 1
-    hours = np.repeat(first, counts) + (np.arange(counts.sum())
-                                        - np.repeat(np.cumsum(counts) - counts, counts))
-    pairs = np.unique(np.stack([hours, np.repeat(vm, counts)]), axis=1)
-    slots, per_slot = np.unique(pairs[0], return_counts=True)
-    return dict(zip(slots.tolist(), per_slot.tolist(), strict=True))
+    order = np.lexsort((first, vm))
+    vm, vms, first, last = vm[order], vms[order], first[order], last[order]
+    # Latest hour reached so far by the same group (groups are sorted, so an offset per
+    # group keeps one running maximum from mixing groups).
+    stride = int(last.max()) + 2
+    reached = np.maximum.accumulate((vm - vm[0]) * stride + last) - (vm - vm[0]) * stride
+    new_run = np.ones(vm.size, dtype=bool)
+    new_run[1:] = (vm[1:] != vm[:-1]) | (first[1:] > reached[:-1])
+    starts = np.flatnonzero(new_run)
+    run_last = np.maximum.reduceat(last, starts)
+    diff = np.zeros(stride + 1, dtype=np.int64)
+    np.add.at(diff, first[starts], vms[starts])
+    np.add.at(diff, run_last + 1, -vms[starts])
+    per_hour = np.cumsum(diff)
+    hours = np.flatnonzero(per_hour)
+    return dict(zip(hours.tolist(), per_hour[hours].tolist(), strict=True))
 
 
-def cloud_bill(resource: Resource, vm: np.ndarray, start: np.ndarray, end: np.ndarray
-               ) -> float:
-    """Total bill of a cloud for VM uses ``(vm, start, end)``."""
-    billed = vms_per_hour(vm, start, end)
+def cloud_bill(resource: Resource, vm: np.ndarray, vms: np.ndarray | int, start: np.ndarray,
+               end: np.ndarray) -> float:
+    """Total bill of a cloud for uses ``(vm, vms, start, end)`` (see :func:`vms_per_hour`)."""
+    billed = vms_per_hour(vm, vms, start, end)
     if not billed:
         return 0.0
     return float(np.sum(hour_cost(resource, np.fromiter(billed.values(), dtype=np.int64))))

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from hybridsched.errors import InputError
 from hybridsched.families import Evaluation, wrong_claims
 from hybridsched.malleable.billing import HOUR, cloud_bill, cloud_share, score, vms_per_hour
 from hybridsched.malleable.instance import Instance, ResourceType
@@ -69,23 +70,51 @@ def job_work(instance: Instance, solution: Solution) -> tuple[np.ndarray, np.nda
     return work, last
 
 
+#: Most (piece, range) rows :func:`split_ranges` may make: a schedule file whose pieces
+#: cut the processors into more ranges than this is refused, not checked for hours.
+MAX_SPLIT_ROWS = 50_000_000
+#: Processor keys of resource ``i`` start at ``i * RESOURCE_STRIDE`` (above any index).
+RESOURCE_STRIDE = 1 << 22
+
+
+def split_ranges(lo: np.ndarray, hi: np.ndarray, what: str
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Cut the integer ranges ``[lo, hi)`` at every range's ends.
+
+    Returns ``(row, segment, cuts)``: range ``row[k]`` covers segment
+    ``segment[k]``, the integers ``cuts[s] .. cuts[s + 1] - 1``. Two ranges share
+    an integer exactly when they share a segment, and there are at most twice as
+    many segments as ranges, so a schedule is checked per range of processors
+    used alike rather than per processor (a job on 10^6 processors is one row).
+    """
+    cuts = np.unique(np.concatenate([lo, hi]))
+    first, stop = np.searchsorted(cuts, lo), np.searchsorted(cuts, hi)
+    n = stop - first
+    total = int(n.sum())
+    if total > MAX_SPLIT_ROWS:
+        raise InputError(f"the schedule's pieces cut the {what} into more than "
+                         f"{MAX_SPLIT_ROWS:,} (piece, range) pairs: too fragmented to check")
+    rows = np.repeat(np.arange(len(lo)), n)
+    segment = np.repeat(first, n) + (np.arange(total) - np.repeat(np.cumsum(n) - n, n))
+    return rows, segment, cuts
+
+
 def _overlaps(instance: Instance, solution: Solution) -> tuple[list[str], int]:
-    """Processors that serve two pieces at once."""
+    """Processors that serve two pieces at once (one line per clashing range)."""
     res = solution.resource[solution.job]
-    counts = solution.count
-    rows = np.repeat(np.arange(solution.n_pieces), counts)
-    proc = solution.cpu[rows] + (np.arange(counts.sum()) - np.repeat(np.cumsum(counts)
-                                                                     - counts, counts))
-    order = np.lexsort((solution.start[rows], proc, res[rows]))
-    rows, proc = rows[order], proc[order]
-    same = (res[rows][1:] == res[rows][:-1]) & (proc[1:] == proc[:-1])
-    clash = same & (solution.end[rows][:-1] > solution.start[rows][1:])
+    lo = res * RESOURCE_STRIDE + solution.cpu
+    rows, segment, cuts = split_ranges(lo, lo + solution.count, "processors")
+    order = np.lexsort((solution.start[rows], segment))
+    rows, segment = rows[order], segment[order]
+    clash = (segment[1:] == segment[:-1]) & (solution.end[rows][:-1]
+                                             > solution.start[rows][1:])
     hits = np.flatnonzero(clash)
     problems = []
     for i in hits[:MAX_LISTED]:
         a, b = rows[i], rows[i + 1]
         problems.append(
-            f"processor {int(proc[i])} of {instance.resources[int(res[a])].id!r} serves job "
+            f"processor {int(cuts[segment[i]] % RESOURCE_STRIDE)} of "
+            f"{instance.resources[int(res[a])].id!r} serves job "
             f"{instance.job_ids[int(solution.job[a])]!r} until {int(solution.end[a])} and job "
             f"{instance.job_ids[int(solution.job[b])]!r} from {int(solution.start[b])}")
     return problems, int(hits.size)
@@ -151,15 +180,23 @@ def check(instance: Instance, solution: Solution) -> list[str]:
     return _listed(problems, total + len(problems) - min(len(problems), MAX_LISTED))
 
 
+def _vm_ranges(solution: Solution, mask: np.ndarray, cpus: int) -> tuple[np.ndarray, np.ndarray]:
+    """First VM and one past the last VM each piece of ``mask`` touches on one cloud."""
+    return (solution.cpu[mask] // cpus,
+            (solution.cpu[mask] + solution.count[mask] - 1) // cpus + 1)
+
+
 def _vm_uses(solution: Solution, mask: np.ndarray, cpus: int
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``(vm, start, end, job)`` of every VM a piece touches on one cloud."""
-    first, last = solution.cpu[mask] // cpus, (solution.cpu[mask] + solution.count[mask] - 1
-                                               ) // cpus
-    n = last - first + 1
-    vm = np.repeat(first, n) + (np.arange(n.sum()) - np.repeat(np.cumsum(n) - n, n))
-    return (vm, np.repeat(solution.start[mask], n), np.repeat(solution.end[mask], n),
-            np.repeat(solution.job[mask], n))
+    """``(segment, vms, start, end)``: the pieces of one cloud over ranges of VMs used alike.
+
+    Each row stands for ``vms`` VMs (one segment of :func:`split_ranges`) used from
+    ``start`` to ``end``, so billing never lists VMs one by one.
+    """
+    first, stop = _vm_ranges(solution, mask, cpus)
+    rows, segment, cuts = split_ranges(first, stop, "VMs of a cloud")
+    return (segment, np.diff(cuts)[segment], solution.start[mask][rows],
+            solution.end[mask][rows])
 
 
 def costs(instance: Instance, solution: Solution) -> tuple[float, np.ndarray, np.ndarray]:
@@ -177,9 +214,10 @@ def costs(instance: Instance, solution: Solution) -> tuple[float, np.ndarray, np
             np.add.at(share, solution.job[mask], used)
             bill[i] = float(used.sum())
         else:
-            vm, start, end, job = _vm_uses(solution, mask, r.cpus)
-            bill[i] = cloud_bill(r, vm, start, end)
-            np.add.at(share, job, cloud_share(r, (end - start).astype(float)))
+            bill[i] = cloud_bill(r, *_vm_uses(solution, mask, r.cpus))
+            first, stop = _vm_ranges(solution, mask, r.cpus)
+            np.add.at(share, solution.job[mask],
+                      cloud_share(r, ((stop - first) * length[mask]).astype(float)))
     return float(bill.sum()), bill, share
 
 
@@ -197,8 +235,8 @@ def utilisation(instance: Instance, solution: Solution) -> dict[str, float]:
     for i, r in enumerate(instance.resources):
         if r.is_cloud:
             mask = res == i
-            vm, start, end, _ = _vm_uses(solution, mask, r.cpus)
-            capacity = sum(vms_per_hour(vm, start, end).values()) * HOUR * r.cpus
+            capacity = (sum(vms_per_hour(*_vm_uses(solution, mask, r.cpus)).values())
+                        * HOUR * r.cpus)
         else:
             capacity = r.cpus * horizon
         out[r.id] = float(busy[i] / capacity) if capacity else 0.0
