@@ -314,14 +314,14 @@ def _check_pull(parsed: PullOptions) -> None:
 
 
 def _check_malleable(parsed: MalleableOptions) -> None:
-    """The tree file loads and the (job, resource) pairs stay within the limit."""
-    from hybridsched.io.limits import check_pairs
+    """The tree file loads and the jobs stay within the generator's size limits."""
     from hybridsched.malleable.generator import default_platform
+    from hybridsched.malleable.limits import check_size
 
-    resources = (len(default_platform()) if parsed.tree is None
-                 else len(platform_file(parsed.tree).resources))
+    resources = (default_platform() if parsed.tree is None
+                 else platform_file(parsed.tree).resources)
     try:
-        check_pairs(parsed.jobs, resources, "resources", "generate malleable")
+        check_size(parsed.jobs, resources, "generate malleable")
     except InputError as exc:
         raise OptionError("jobs", str(exc).removeprefix("generate malleable: ")) from None
 

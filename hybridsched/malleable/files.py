@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
+from pydantic import BaseModel
 
 from hybridsched.errors import InputError
 from hybridsched.io.documents import compact_number, first_duplicate
 from hybridsched.io.jsonio import parse_model
-from hybridsched.io.limits import check_pairs
-from hybridsched.malleable.instance import Instance, Resource, ResourceType
+from hybridsched.malleable.instance import AgentTree, Instance, Resource, ResourceType
+from hybridsched.malleable.limits import check_size, check_time_range
 from hybridsched.malleable.schema import (
     InstanceDoc,
+    PlatformDoc,
     ReferenceDoc,
     ResourceDoc,
     SolutionDoc,
@@ -21,6 +23,8 @@ from hybridsched.malleable.schema import (
 )
 from hybridsched.malleable.solution import Solution
 from hybridsched.malleable.tree import build_tree
+
+M = TypeVar("M", bound=BaseModel)
 
 
 def resource_from_doc(doc: ResourceDoc) -> Resource:
@@ -47,10 +51,14 @@ def resource_to_doc(r: Resource) -> dict[str, Any]:
     return doc
 
 
-def _parse_instance(document: Any, source: str) -> InstanceDoc:
+#: The lists of a document whose items have ids, and the word naming one item.
+_ITEMS = {"jobs": "job", "resources": "resource"}
+
+
+def _parse(model: type[M], document: Any, source: str) -> M:
     """Validate with pydantic; an error in ``jobs.N`` or ``resources.N`` also names its id."""
     try:
-        return parse_model(InstanceDoc, document, source)
+        return parse_model(model, document, source)
     except InputError as exc:
         message = str(exc)
         found = re.match(rf"{re.escape(source)}: field (jobs|resources)\.(\d+)[.:]", message)
@@ -62,8 +70,45 @@ def _parse_instance(document: Any, source: str) -> InstanceDoc:
         if not isinstance(item, dict) or not isinstance(item.get("id"), str) \
                 or repr(item["id"]) in message:
             raise
-        what = "job" if found.group(1) == "jobs" else "resource"
-        raise InputError(f"{message} ({what} {item['id']!r})") from None
+        raise InputError(f"{message} ({_ITEMS[found.group(1)]} {item['id']!r})") from None
+
+
+def _unique(what: str, ids: list[str], source: str) -> None:
+    dup = first_duplicate(ids)
+    if dup is not None:
+        raise InputError(f"{source}: field {what}: duplicate id {dup!r}")
+
+
+def _platform(resource_docs: list[ResourceDoc], tree: TreeDoc | None, source: str
+              ) -> tuple[tuple[Resource, ...], AgentTree | None]:
+    """Resources and tree of a validated document: unique ids, a valid tree over them."""
+    _unique("resources", [r.id for r in resource_docs], source)
+    resources = tuple(resource_from_doc(r) for r in resource_docs)
+    if tree is None:
+        return resources, None
+    return resources, build_tree(tree.edges, [r.id for r in resources], f"{source}: field tree")
+
+
+def platform_from_dict(document: Any, source: str
+                       ) -> tuple[str | None, tuple[Resource, ...], AgentTree | None]:
+    """Name, resources and tree (``None``: none given) of a platform document.
+
+    A platform document is ``{"name", "resources", "tree"}``; a ``malleable``
+    instance document is read whole (its jobs are validated too) and gives
+    its platform. Any other key is an error.
+    """
+    if not isinstance(document, dict):
+        raise InputError(f"{source}: expected a JSON object with 'resources' (and optionally "
+                         "'name' and 'tree')")
+    if "family" in document or "format" in document:
+        if document.get("family") != "malleable":
+            raise InputError(f"{source}: field family: a platform file is a malleable "
+                             f"instance or {{name, resources, tree}}, got family "
+                             f"{document.get('family')!r}")
+        instance = instance_from_dict(document, source)
+        return instance.name, instance.resources, instance.tree
+    doc = _parse(PlatformDoc, document, source)
+    return (doc.name, *_platform(doc.resources, doc.tree, source))
 
 
 def instance_from_dict(document: Any, source: str = "<instance>") -> Instance:
@@ -73,29 +118,29 @@ def instance_from_dict(document: Any, source: str = "<instance>") -> Instance:
     ------
     InputError
         One line naming ``source`` and the field path or the item: schema
-        errors, duplicate ids, a malformed tree.
+        errors, duplicate ids, a malformed tree, sizes beyond the limits, a job
+        that cannot end within the time range.
     """
-    doc = _parse_instance(document, source)
-    for what, ids in (("jobs", [j.id for j in doc.jobs]),
-                      ("resources", [r.id for r in doc.resources])):
-        dup = first_duplicate(ids)
-        if dup is not None:
-            raise InputError(f"{source}: field {what}: duplicate id {dup!r}")
-    check_pairs(len(doc.jobs), len(doc.resources), "resources", source)
-    resources = tuple(resource_from_doc(r) for r in doc.resources)
-    tree = None
-    if doc.tree is not None:
-        tree = build_tree(doc.tree.edges, [r.id for r in resources], f"{source}: field tree")
+    doc = _parse(InstanceDoc, document, source)
+    _unique("jobs", [j.id for j in doc.jobs], source)
+    resources, tree = _platform(doc.resources, doc.tree, source)
+    check_size(len(doc.jobs), resources, source)
     jobs = doc.jobs
+    size = np.array([j.size for j in jobs], dtype=float)
+    arrival = np.array([j.arrival for j in jobs], dtype=np.int64)
+    serial_fraction = np.array([j.serial_fraction for j in jobs], dtype=float)
+    job_ids = tuple(j.id for j in jobs)
+    check_time_range(arrival, size, serial_fraction, resources, f"{source}: field jobs",
+                     job_ids)
     return Instance(
         name=doc.name,
-        job_ids=tuple(j.id for j in jobs),
-        size=np.array([j.size for j in jobs], dtype=float),
+        job_ids=job_ids,
+        size=size,
         priority=np.array([j.priority for j in jobs], dtype=np.int64),
         deadline=np.array([j.deadline for j in jobs], dtype=np.int64),
         budget=np.array([j.budget for j in jobs], dtype=float),
-        arrival=np.array([j.arrival for j in jobs], dtype=np.int64),
-        serial_fraction=np.array([j.serial_fraction for j in jobs], dtype=float),
+        arrival=arrival,
+        serial_fraction=serial_fraction,
         resources=resources,
         tree=tree,
         reference=doc.reference.model_dump(exclude_none=True) if doc.reference else None,

@@ -8,7 +8,8 @@ Workload (:func:`generate`):
 - size uniform in 60..120 processor-minutes (``small``), 1,000..2,000
   (``big``) or, for ``mixed``, an equal number of both in random order;
 - deadline: arrival plus a time uniform between the minimal execution time
-  (all processors of the largest resource) and the single-processor time,
+  (all processors of the largest resource) and the single-processor time
+  at performance 1 (or the minimal time, on a platform slower than that),
   rounded up to whole minutes;
 - budget (*our rule*, the paper gives none): a factor uniform in
   ``[0.5, 1.5]`` times the job's cost on the cheapest paid resource with
@@ -32,13 +33,14 @@ from typing import Literal
 import numpy as np
 
 from hybridsched.errors import InputError
-from hybridsched.io.limits import check_pairs
+from hybridsched.io.documents import first_duplicate
 from hybridsched.malleable.instance import (
     AgentTree,
     Instance,
     Resource,
     ResourceType,
 )
+from hybridsched.malleable.limits import check_size
 
 Mix = Literal["small", "big", "mixed"]
 
@@ -96,7 +98,12 @@ def generate(jobs: int, mix: Mix = "mixed", seed: int = 0, *,
     if not (0 <= serial_fraction < 1) or math.isnan(serial_fraction):
         raise InputError(f"serial fraction: must be in [0, 1), got {serial_fraction}")
     resources = default_platform() if resources is None else resources
-    check_pairs(jobs, len(resources), "resources", "generate malleable")
+    if not resources:
+        raise InputError("resources: a platform needs at least one resource")
+    dup = first_duplicate([r.id for r in resources])
+    if dup is not None:
+        raise InputError(f"resources: duplicate id {dup!r}")
+    check_size(jobs, resources, "generate malleable")
     rng = np.random.default_rng(seed)
     arrival = np.floor(np.cumsum(rng.exponential(1.0, jobs))).astype(np.int64)
     priority = rng.integers(1, 21, jobs)
@@ -108,7 +115,10 @@ def generate(jobs: int, mix: Mix = "mixed", seed: int = 0, *,
     size = np.array([rng.integers(SIZES[k][0], SIZES[k][1] + 1) for k in kinds], dtype=float)
     widest = max(resources, key=lambda r: r.processors * r.performance)
     fastest = widest.processors * widest.performance
-    low, high = size / fastest, size
+    # On a platform slower than one processor of performance 1, the minimal time is the
+    # later one: the deadline is then that time (uniform() refuses high < low).
+    low = size / fastest
+    high = np.maximum(size, low)
     deadline = arrival + np.ceil(rng.uniform(low, high)).astype(np.int64)
     budget = np.round(rng.uniform(*BUDGET_FACTOR, jobs) * size * cheapest_paid_rate(resources),
                       2)

@@ -10,8 +10,11 @@ reports as its objective; default ``penalised_a``).
 
 from __future__ import annotations
 
+import numpy as np
+
 from hybridsched.errors import InputError
 from hybridsched.malleable.instance import Instance
+from hybridsched.malleable.limits import check_end
 from hybridsched.malleable.online import Scheduler, simulate
 from hybridsched.registry import register_method
 from hybridsched.result import Result, Status
@@ -60,4 +63,11 @@ def exact(instance: Instance, *, seed: int | None = None, time_limit: float | No
         check_policy({"policy": policy})
         if objective == "penalised_a":
             objective = f"penalised_{policy.lower()}"
-    return solve(instance, objective, time_limit)
+    result = solve(instance, objective, time_limit)
+    if result.solution is not None and result.solution.n_pieces:
+        # A schedule file holds minutes up to MAX_MINUTES: a later end is refused here, as
+        # the simulator refuses it, rather than written and then refused by validate.
+        last = int(np.argmax(result.solution.end))
+        check_end(instance.name, instance.job_ids[int(result.solution.job[last])],
+                  int(result.solution.end[last]))
+    return result

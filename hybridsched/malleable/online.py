@@ -27,9 +27,9 @@ from hybridsched.errors import InputError
 from hybridsched.heuristics.agent_tree import CompiledTree, compile_tree, select
 from hybridsched.heuristics.cloud_scheduler import CloudScheduler
 from hybridsched.heuristics.cluster_scheduler import ClusterScheduler
-from hybridsched.io.limits import MAX_MINUTES
 from hybridsched.malleable.candidates import Candidate
 from hybridsched.malleable.instance import AgentTree, Instance
+from hybridsched.malleable.limits import check_end
 from hybridsched.malleable.solution import Solution, from_pieces
 from hybridsched.malleable.tree import default_tree, star_tree, to_digraph
 from hybridsched.sim import Simulation
@@ -137,9 +137,7 @@ class _Run:
 
     def _started(self, job: int, resource: int, start: int, end: int, cpu: int, count: int
                  ) -> None:
-        if end > MAX_MINUTES:
-            raise InputError(f"job {self.ids[job]!r} would end at minute {end}, after the "
-                             f"last minute a schedule may reach ({MAX_MINUTES})")
+        check_end(self.instance.name, self.ids[job], end)
         self.pieces.append((job, start, end, cpu, count))
         self.resource[job] = resource
         self.sim.log.record(start, "start", job=self.ids[job], resource=self.rids[resource],

@@ -51,6 +51,15 @@ FAMILY = "malleable"
 Minute = integer(0, MAX_MINUTES)
 #: Largest job size accepted (processor-minutes): one processor for MAX_MINUTES.
 MAX_SIZE = float(MAX_MINUTES)
+#: Highest price accepted (per processor-minute or per VM-hour): with at most 10^6
+#: processors and 10^7 minutes, every bill stays far inside a double.
+MAX_PRICE = 1e9
+#: Largest budget accepted (a generated one is at most 1.5 x 2,000 processor-minutes x
+#: MAX_PRICE / 10^-3, the lowest performance).
+MAX_BUDGET = 1e18
+
+#: A price in ``[0, MAX_PRICE]``.
+Price = number(ge=0, le=MAX_PRICE)
 
 
 class JobDoc(Strict):
@@ -60,7 +69,7 @@ class JobDoc(Strict):
     size: number(gt=0, le=MAX_SIZE)
     priority: integer(-10**6, 10**6)
     deadline: Minute
-    budget: NonNegative
+    budget: number(ge=0, le=MAX_BUDGET)
     arrival: Minute = 0
     serial_fraction: number(ge=0, lt=1) = 0.0
 
@@ -79,10 +88,10 @@ class ResourceDoc(Strict):
     type: Literal["dedicated", "allocated", "cloud"]
     cpus: ProcessorCount
     performance: number(ge=1e-3, le=1e6) = 1.0
-    price: NonNegative = 0.0
+    price: Price = 0.0
     max_vms: ProcessorCount | None = None
     spot_vms: integer(0, MAX_PROCESSORS) | None = None
-    on_demand_price: NonNegative | None = None
+    on_demand_price: Price | None = None
 
     @model_validator(mode="after")
     def _fields_of_type(self) -> ResourceDoc:
@@ -108,6 +117,14 @@ class TreeDoc(Strict):
     """An agent tree: ``[parent, child]`` edges; leaves are resource ids."""
 
     edges: Annotated[list[tuple[Identifier, Identifier]], Field(min_length=1)]
+
+
+class PlatformDoc(Strict):
+    """A platform file: the resources and optional tree of an instance, without jobs."""
+
+    name: Identifier | None = None
+    resources: Annotated[list[ResourceDoc], Field(min_length=1)]
+    tree: TreeDoc | None = None
 
 
 class ReferenceDoc(ReferenceBase):

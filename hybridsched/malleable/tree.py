@@ -47,14 +47,17 @@ def build_tree(edges: Iterable[tuple[str, str]], resource_ids: Sequence[str],
         parent[c] = p
         children.setdefault(p, []).append(c)
     nodes = set(parent) | set(children)
-    for node in nodes:  # follow parents: a cycle comes back to its start
-        seen = [node]
-        while seen[-1] in parent:
-            up = parent[seen[-1]]
-            if up in seen:
-                cycle = seen[seen.index(up):] + [up]
+    reaches_root: set[str] = set()
+    for node in sorted(nodes):  # follow parents: a cycle comes back to a node of the walk
+        walk, on_walk = [node], {node}
+        while walk[-1] in parent and walk[-1] not in reaches_root:
+            up = parent[walk[-1]]
+            if up in on_walk:
+                cycle = walk[walk.index(up):] + [up]
                 raise InputError(f"{source}: cycle {' -> '.join(reversed(cycle))}")
-            seen.append(up)
+            walk.append(up)
+            on_walk.add(up)
+        reaches_root.update(walk)  # each node is walked once: linear in the tree's size
     roots = sorted(n for n in nodes if n not in parent)
     if len(roots) != 1:
         raise InputError(f"{source}: a tree has one root, found {len(roots)} "
@@ -83,21 +86,39 @@ def _preorder(root: str, children: dict[str, list[str]]) -> list[str]:
     return order
 
 
+def free_name(wanted: str, taken: set[str]) -> str:
+    """``wanted``, or ``wanted_``, ``wanted__``, ... : the first name not in ``taken``."""
+    name = wanted
+    while name in taken:
+        name += "_"
+    return name
+
+
 def star_tree(resources: Sequence[Resource]) -> AgentTree:
-    """The flat broadcast: one root agent with every local scheduler as a child."""
-    return build_tree([(ROOT, r.id) for r in resources], [r.id for r in resources])
+    """The flat broadcast: one root agent with every local scheduler as a child.
+
+    The root is named :data:`ROOT`, or ``root_`` ... when a resource is.
+    """
+    ids = [r.id for r in resources]
+    root = free_name(ROOT, set(ids))
+    return build_tree([(root, r) for r in ids], ids)
 
 
 def default_tree(resources: Sequence[Resource]) -> AgentTree:
-    """One agent per resource type under the root (used when an instance has no tree)."""
+    """One agent per resource type under the root (used when an instance has no tree).
+
+    Agents are named ``<type>-agent`` and the root :data:`ROOT`; a name a
+    resource already has gets underscores appended, so any resource ids work.
+    """
     ids = [r.id for r in resources]
-    types = list(dict.fromkeys(r.type.value for r in resources))
+    taken = set(ids)
+    root = free_name(ROOT, taken)
+    taken.add(root)
     edges = []
-    for kind in types:
-        agent = f"{kind}-agent"
-        while agent in ids:
-            agent += "_"
-        edges.append((ROOT, agent))
+    for kind in dict.fromkeys(r.type.value for r in resources):
+        agent = free_name(f"{kind}-agent", taken)
+        taken.add(agent)
+        edges.append((root, agent))
         edges += [(agent, r.id) for r in resources if r.type.value == kind]
     return build_tree(edges, ids)
 

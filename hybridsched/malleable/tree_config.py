@@ -42,9 +42,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from hybridsched.errors import InputError
 from hybridsched.experiments.toml_lines import join_path, load_model, located
 from hybridsched.io.jsonio import describe_validation_error, read_json
-from hybridsched.malleable.files import resource_from_doc
+from hybridsched.malleable.files import platform_from_dict, resource_from_doc
 from hybridsched.malleable.instance import AgentTree, Resource
-from hybridsched.malleable.schema import ResourceDoc, TreeDoc
+from hybridsched.malleable.schema import ResourceDoc
 from hybridsched.malleable.tree import ROOT, build_tree, default_tree
 
 #: Most leaves a generated tree may have.
@@ -79,7 +79,7 @@ class _LeafKind(BaseModel):
 class _TreeConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    name: str = "tree"
+    name: Annotated[str, Field(min_length=1)] = "tree"
     fanout: Annotated[list[Annotated[int, Field(ge=1, le=MAX_LEAVES)]],
                       Field(min_length=1, max_length=20)]
     leaves: Annotated[list[dict[str, Any]], Field(min_length=1)]
@@ -94,6 +94,8 @@ def load_platform(path: str | Path) -> Platform:
         One line naming the file (and the line or field, or the node).
     """
     kind = FORMATS.get(Path(path).suffix.lower())
+    if Path(path).is_dir():
+        raise InputError(f"{path}: is a folder, not a file")
     if kind is None:
         raise InputError(f"{path}: unknown tree format {Path(path).suffix or '(none)'!r} "
                          f"(use {', '.join(sorted(FORMATS))})")
@@ -105,6 +107,9 @@ def load_platform(path: str | Path) -> Platform:
 
 
 def _resource(fields: dict[str, Any], rid: str, where: str) -> Resource:
+    if "id" in fields:  # the id comes from the node or the leaf's position, never a field
+        raise InputError(f"{where}: field id: not a field here (the resource is named "
+                         f"{'by its node id' if rid != PLACEHOLDER else '<type>-<n>'})")
     try:
         doc = ResourceDoc.model_validate({**fields, "id": rid})
     except ValidationError as exc:
@@ -152,15 +157,21 @@ def _from_graphml(path: str | Path) -> Platform:
 
     data = read_bytes(path)
     try:
-        graph = nx.parse_graphml(data.decode("utf-8"))
+        text = data.decode("utf-8")
+        graph = nx.parse_graphml(text)
     except (nx.NetworkXError, UnicodeDecodeError, ValueError, KeyError) as exc:
         raise InputError(f"{path}: invalid GraphML: {' '.join(str(exc).split())}") from None
     except Exception as exc:  # the XML parser's own errors (ParseError, ...)
         raise InputError(f"{path}: invalid GraphML: {exc.__class__.__name__}: "
                          f"{' '.join(str(exc).split())}") from None
+    _unique_node_ids(text, path)
     if not graph.is_directed():
         raise InputError(f"{path}: the GraphML graph must be directed (parent -> child)")
+    if graph.is_multigraph():
+        parallel = next((u, v) for u, v, k in graph.edges(keys=True) if k != 0)
+        raise InputError(f"{path}: edge {parallel[0]!r} -> {parallel[1]!r} is given twice")
     resources = []
+    busy_agent: tuple[Any, list[str]] | None = None
     for node, attrs in graph.nodes(data=True):
         fields = {k: v for k, v in attrs.items() if k != "kind"}
         kind = attrs.get("kind")
@@ -174,35 +185,35 @@ def _from_graphml(path: str | Path) -> Platform:
         if kind == "scheduler" and not is_leaf:
             raise InputError(f"{path}: node {node!r} is a local scheduler (a leaf): it cannot "
                              "have children")
+        if fields and not is_leaf and busy_agent is None:
+            busy_agent = (node, sorted(fields))
         if is_leaf:
             if not fields:
                 raise InputError(f"{path}: leaf {node!r} is not a local scheduler (no "
                                  "resource fields; every agent needs at least one child)")
             resources.append(_resource(fields, str(node), f"{path}: node {node!r}"))
     tree = build_tree(graph.edges, [r.id for r in resources], str(path))
-    return Platform(str(graph.graph.get("name", Path(path).stem)), tuple(resources), tree)
+    if busy_agent is not None:  # after the tree's own errors (in a cycle, every node has children)
+        raise InputError(f"{path}: node {busy_agent[0]!r} has children, so it is an agent, but "
+                         f"carries resource fields ({', '.join(busy_agent[1])})")
+    return Platform(str(graph.graph.get("name") or Path(path).stem), tuple(resources), tree)
+
+
+def _unique_node_ids(text: str, path: str | Path) -> None:
+    """Refuse a node id declared twice (NetworkX would merge the two nodes silently)."""
+    from xml.etree.ElementTree import fromstring
+
+    seen: set[str] = set()
+    for element in fromstring(text).iter():
+        if element.tag.rsplit("}", 1)[-1] == "node":
+            node = element.get("id", "")
+            if node in seen:
+                raise InputError(f"{path}: node {node!r} is declared twice (node ids, and so "
+                                 "resource ids, must differ)")
+            seen.add(node)
 
 
 def _from_json(path: str | Path) -> Platform:
-    document = read_json(path)
-    if not isinstance(document, dict):
-        raise InputError(f"{path}: expected a JSON object with 'resources' and 'tree'")
-    resources = []
-    docs = document.get("resources")
-    if not isinstance(docs, list) or not docs:
-        raise InputError(f"{path}: field resources: a non-empty list of resources is needed")
-    for k, fields in enumerate(docs):
-        if not isinstance(fields, dict) or "id" not in fields:
-            raise InputError(f"{path}: field resources.{k}: a resource object with an id")
-        resources.append(_resource({f: v for f, v in fields.items() if f != "id"},
-                                   str(fields["id"]), f"{path}: field resources.{k}"))
-    if document.get("tree") is None:  # e.g. an instance file without a tree
-        tree = default_tree(resources)
-    else:
-        try:
-            tree_doc = TreeDoc.model_validate(document["tree"])
-        except ValidationError as exc:
-            raise InputError(describe_validation_error(exc, f"{path}: field tree")
-                             .replace("field tree: field ", "field tree.")) from None
-        tree = build_tree(tree_doc.edges, [r.id for r in resources], f"{path}: field tree")
-    return Platform(str(document.get("name", Path(path).stem)), tuple(resources), tree)
+    name, resources, tree = platform_from_dict(read_json(path), str(path))
+    return Platform(name or Path(path).stem, resources,
+                    default_tree(resources) if tree is None else tree)
