@@ -37,7 +37,7 @@ def gantt_chart_gang(instance: Instance, solution: Solution, *, max_rows: int = 
             axes.barh(row[v], length[k], left=begin[k], height=0.7, edgecolor="black",
                       linewidth=0.3, color=colours[int(solution.task_job[k]) % len(colours)])
     axes.set_yticks(np.arange(len(shown)), [instance.vm_ids[v] for v in shown], fontsize=7)
-    axes.set_ylim(len(shown) - 0.5, -0.5)
+    axes.set_ylim(max(len(shown), 1) - 0.5, -0.5)  # one empty row when no job ran
     axes.set_xlabel("time")
     metrics = evaluate(instance, solution).metrics
     cut = f"; {len(shown)} of {len(used)} VMs shown" if len(shown) < len(used) else ""

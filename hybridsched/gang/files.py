@@ -98,6 +98,9 @@ def solution_from_dict(document: Any, instance: Instance, source: str = "<soluti
     for k, item in enumerate(doc.dropped):
         if item.job not in jobs:
             raise InputError(f"{source}: field dropped.{k}.job: unknown job {item.job!r}")
+        if jobs[item.job] in dropped:
+            raise InputError(f"{source}: field dropped.{k}.job: job {item.job!r} is dropped "
+                             "twice")
         dropped[jobs[item.job]] = item.reason
     solution = from_starts(instance.n_jobs, starts, dropped, tuple(doc.events or ()))
     if doc.unfinished is not None:

@@ -34,8 +34,14 @@ FAMILY = "gang"
 #: Latest time accepted (time units).
 MAX_TIME = 1e9
 
+#: Slowest VM accepted: a task of the most instructions (10^12) then takes 10^18
+#: time units, far inside a double (a speed of 1e-320 would overflow to infinity).
+MIN_SPEED = 1e-6
+
 Time = number(ge=0, le=MAX_TIME)
 Amount = number(gt=0, le=1e12)
+#: A start time: a started job starts by its due date, arrival + deadline <= 2 x MAX_TIME.
+StartTime = number(ge=0, le=2 * MAX_TIME)
 
 
 class JobDoc(Strict):
@@ -55,7 +61,7 @@ class VmDoc(Strict):
     """A space-shared VM."""
 
     id: Identifier
-    speed: Amount
+    speed: number(ge=MIN_SPEED, le=1e12)
     memory: Amount
     bandwidth: Amount
     disk: Amount | None = None
@@ -82,7 +88,7 @@ class StartDoc(Strict):
     """A started job: its start time and the VMs of its tasks."""
 
     job: Identifier
-    start: Time
+    start: StartTime
     vms: Annotated[list[Identifier], Field(min_length=1)]
 
 
