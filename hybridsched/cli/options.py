@@ -102,8 +102,12 @@ def check_bot_sizes(sites: int, bots: int, tasks_hi: int, procs_hi: int) -> None
                                  param_hint="'--procs-per-site'")
 
 
+#: Largest seed accepted: a seed is recorded in the files a command writes, and the
+#: strict JSON reader refuses integers of more than 30 digits (2^63 - 1 has 19).
+MAX_SEED = 2**63 - 1
+
 # Options used by several commands.
-Seed = Annotated[int, typer.Option(min=0, help="Random seed (>= 0).")]
+Seed = Annotated[int, typer.Option(min=0, max=MAX_SEED, help="Random seed (>= 0).")]
 Objective = Annotated[str | None, typer.Option(
     help="Objective to optimise, for families with several: makespan or cost (bot-sites). "
          "Families with one objective refuse it.")]

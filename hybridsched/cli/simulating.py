@@ -28,7 +28,16 @@ ScheduleOutput = Annotated[str | None, typer.Option(
     "-o", "--output", help="Write the realised schedule (with its event log) here.")]
 SaveInstance = Annotated[str | None, typer.Option(
     "--save-instance", help="Write the simulated instance here.")]
-InstanceName = Annotated[str | None, typer.Option(help="Instance name.")]
+
+
+def _instance_name(value: str | None) -> str | None:
+    if value is not None and not value.strip():
+        raise typer.BadParameter("an instance name cannot be empty")
+    return value
+
+
+InstanceName = Annotated[str | None, typer.Option(help="Instance name.",
+                                                  callback=_instance_name)]
 
 
 def generate_to(output: str, family_name: str, make_instance: Callable[[], Any],
@@ -70,6 +79,10 @@ def simulate(family_name: str, method: str, *, instance_file: Path | None,
         raise InputError(f"option --{given[0].replace('_', '-')}: give an instance file or "
                          "generator options, not both")
     inputs = [p for p in (instance_file, *inputs) if p is not None]
+    for option, path in (("-o", output), ("--save-instance", save_instance)):
+        if path == "-":  # standard output carries the metrics (one table or JSON document)
+            raise InputError(f"{option} -: give a file name (standard output shows the "
+                             "metrics; --json prints them as one JSON object)")
     targets = {option: check_output_path(path, option, inputs=inputs)
                for option, path in (("-o", output), ("--save-instance", save_instance))
                if path is not None}
