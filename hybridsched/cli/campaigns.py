@@ -59,6 +59,9 @@ def campaign(
                         file=True)
         csv_target = check_output_path(csv, "--csv", inputs=[spec, *_spec_files(loaded)])
     _check_store_folder(output)
+    _refuse_in_store(output, "-o", itself=False)
+    if csv is not None:
+        _refuse_in_store(csv, "--csv", itself=True)
     check_resume(output, loaded.name, warn=ui.warn)  # and any damage, before any run
     folder = check_output_folder(output, "-o")
     planned: dict[str, Any] = {}
@@ -150,6 +153,21 @@ def _check_store_folder(output: Path) -> None:
         raise InputError(f"-o {output}: is a file, not a folder")
 
 
+def _refuse_in_store(path: Path, option: str, *, itself: bool) -> None:
+    """Refuse ``path`` inside a result store (or being one, unless ``itself`` may be).
+
+    pyarrow reads a store's subfolders too, so a store or report in a store breaks it.
+    """
+    from hybridsched.experiments.store import is_store
+
+    resolved = path.resolve()
+    for folder in [resolved] * itself + list(resolved.parents):
+        if is_store(folder):
+            words = "is" if folder == resolved else "is inside"
+            raise InputError(f"{option} {path}: {words} the result store {folder} (files "
+                             "written there break it); give a path outside it")
+
+
 def _interrupted(summary: Any, folder: Path) -> None:
     if summary is None:
         ui.error("interrupted before any run started")
@@ -203,6 +221,7 @@ def report(
     check_store_folder(results)
     _refuse_overlap(output, "-o", results, "reports and results must not share folders")
     _check_store_folder(output)
+    _refuse_in_store(output, "-o", itself=True)  # another store
     table = load_results(results, warn=ui.warn)
     folder = check_output_folder(output, "-o")  # made only once the store reads well
     written = write_report(table, folder, title=f"Campaign report: {Path(results).name}",

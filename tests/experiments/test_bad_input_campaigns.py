@@ -272,6 +272,13 @@ def _named(tmp: Path, name: str) -> Path:
     return path
 
 
+def _other_store(tmp: Path) -> Path:
+    folder = tmp / "other"
+    if not folder.exists():
+        shutil.copytree(STORE[0], folder)
+    return folder
+
+
 def _only_spec(folder: Path) -> None:
     """The store of a campaign interrupted before its first run: marker and spec only."""
     part_of(folder).unlink()
@@ -582,6 +589,12 @@ CAMPAIGN_OPTION_CASES: list[tuple[str, Argv, str]] = [
      "is an input file"),
     ("csv inside the store", campaign("-o", "{tmp}out", "--serial", "--csv",
                                       "{tmp}out/all.csv"), "is inside the result store"),
+    ("csv inside another store", lambda tmp: [
+        "campaign", good(tmp), "-o", tmp / "out", "--serial", "--csv", store(tmp) / "a.csv"],
+     "is inside the result store"),
+    ("store inside another store", lambda tmp: [
+        "campaign", good(tmp), "-o", store(tmp) / "nested", "--serial"],
+     "is inside the result store"),
 ]
 
 RESUME_CASES: list[tuple[str, Argv, str]] = [
@@ -685,6 +698,10 @@ REPORT_CASES: list[tuple[str, Argv, str]] = [
     ("output into the store by a link", lambda tmp: [
         "report", store(tmp), "-o", _link(tmp / "link", store(tmp)) / "rep"],
      "is inside the result store"),
+    ("output inside another store", lambda tmp: [
+        "report", store(tmp), "-o", _other_store(tmp) / "rep"], "is inside the result store"),
+    ("output another store", lambda tmp: [
+        "report", store(tmp), "-o", _other_store(tmp)], "is the result store"),
     ("output a file", lambda tmp: ["report", store(tmp), "-o", good(tmp)],
      "is a file, not a folder"),
     ("output read-only", lambda tmp: ["report", store(tmp), "-o", read_only(tmp) / "rep"],
