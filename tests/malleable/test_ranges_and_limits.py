@@ -193,3 +193,18 @@ def test_a_campaign_spec_checks_the_vm_count_limit_before_any_run(tmp_path) -> N
     check_generator_options("malleable", {"jobs": 50, "tree": str(config)})
     with pytest.raises(InputError, match="VM count"):
         check_generator_options("malleable", {"jobs": 51, "tree": str(config)})
+
+
+def test_a_wide_tree_is_drawn_with_a_few_artists() -> None:
+    """One artist per kind of node and one for the edges, whatever the tree's size.
+
+    An artist per node and per edge took about four minutes for 10^4 leaves.
+    """
+    from hybridsched.experiments.tree_plot import plot_tree
+
+    resources = [Resource(f"r{k}", ResourceType.DEDICATED if k % 2 else ResourceType.ALLOCATED,
+                          2, price=0.0 if k % 2 else 1.0) for k in range(3000)]
+    made = tree.default_tree(resources)
+    axes = plot_tree(made, resources).axes[0]
+    assert len(axes.collections) == 4  # edges, agents, two kinds of local schedulers
+    assert len(axes.lines) == 0 and len(axes.texts) <= 1
