@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from hybridsched import interrupt
 from hybridsched.errors import InfeasibleInstanceError, InputError, MethodFailedError
 from hybridsched.families import get_family
 from hybridsched.result import Result, Status
@@ -175,13 +176,18 @@ def run_method(
     try:
         produced = method.func(instance, seed=seed, time_limit=time_limit, **options)
     except InfeasibleInstanceError as exc:
+        interrupt.raise_if_requested()
         runtime = time.perf_counter() - start
         return Result(name, family, Status.INFEASIBLE, runtime_s=runtime, seed=seed,
                       message=str(exc))
     except MethodFailedError as exc:
+        interrupt.raise_if_requested()
         runtime = time.perf_counter() - start
         return Result(name, family, Status.NO_SOLUTION, runtime_s=runtime, seed=seed,
                       message=str(exc))
+    # Whatever the method made of a Ctrl-C (a solver's "interrupted" status, an
+    # incumbent kept as "feasible"), an interrupted run is never a result.
+    interrupt.raise_if_requested()
     runtime, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     if isinstance(produced, Result):
         result = produced

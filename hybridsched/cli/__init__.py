@@ -32,13 +32,22 @@ options), :mod:`~hybridsched.cli.inputs` (generate, import-swf, import-etc),
 (what goes to standard output and error) and :mod:`~hybridsched.cli.options`.
 Heavy libraries (pyomo, matplotlib, pandas) are imported inside the commands
 that need them, so ``--help`` and ``methods`` start fast.
+
+The process belongs to the program while :func:`run` runs: what libraries
+write to standard output never reaches it (:mod:`hybridsched.stdio`; with
+``--verbose`` it goes to standard error), and Ctrl-C ends any command with
+exit code 130 and one line, whatever a solver does with the signal
+(:mod:`hybridsched.interrupt`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import sys
+from collections.abc import Callable
+from typing import Any
 
 from hybridsched.cli import (  # noqa: F401  (they register commands)
     campaigns,
@@ -47,12 +56,15 @@ from hybridsched.cli import (  # noqa: F401  (they register commands)
     malleable,
     pull,
     solving,
+    ui,
     views,
 )
 from hybridsched.cli.app import app
 from hybridsched.cli.clickcompat import Abort, ClickException, NoArgsIsHelpError, UsageError
 from hybridsched.cli.ui import SETTINGS, Settings, error
 from hybridsched.errors import ClusterError, InfeasibleInstanceError, InputError
+from hybridsched.interrupt import handling_sigint, requested
+from hybridsched.stdio import owned_stdout, quarantined
 
 __all__ = ["app", "main", "run"]
 
@@ -61,6 +73,12 @@ BROKEN_PIPE = 1
 
 #: The global ``--quiet`` option, accepted anywhere on the command line.
 QUIET_FLAGS = ("--quiet", "-q")
+
+#: The global ``--verbose`` option (libraries' standard output to standard error).
+VERBOSE_FLAGS = ("--verbose",)
+
+#: Exit code of an interrupted command (128 + SIGINT, as shells report it).
+INTERRUPTED = 130
 
 #: Set to 1 to re-raise unexpected exceptions with their traceback.
 DEBUG_VARIABLE = "HYBRIDSCHED_DEBUG"
@@ -75,33 +93,70 @@ def _usage_error(exc: UsageError) -> int:
 
 
 def _global_flags(argv: list[str]) -> list[str]:
-    """Take ``--quiet``/``-q`` from anywhere before ``--`` (it is a global option)."""
+    """Take ``--quiet``/``-q`` and ``--verbose`` from anywhere before ``--`` (global options)."""
     end = argv.index("--") if "--" in argv else len(argv)
-    if any(a in QUIET_FLAGS for a in argv[:end]):
-        SETTINGS.quiet = True
-        argv = [a for a in argv[:end] if a not in QUIET_FLAGS] + argv[end:]
-    return argv
+    head, tail = argv[:end], argv[end:]
+    SETTINGS.quiet = SETTINGS.quiet or any(a in QUIET_FLAGS for a in head)
+    SETTINGS.verbose = SETTINGS.verbose or any(a in VERBOSE_FLAGS for a in head)
+    return [a for a in head if a not in QUIET_FLAGS + VERBOSE_FLAGS] + tail
+
+
+def _quarantine_bodies(command: Any) -> Any:
+    """Run every command's body with ``sys.stdout`` on the libraries' sink.
+
+    Parsing and help texts keep the program's standard output; the bodies,
+    where solvers and workers run, do not (:func:`hybridsched.stdio.quarantined`).
+    """
+    for sub in getattr(command, "commands", {}).values():
+        _quarantine_bodies(sub)
+    body: Callable[..., Any] | None = command.callback
+    if body is not None and not hasattr(command, "commands"):
+
+        @functools.wraps(body)
+        def quarantined_body(*args: Any, **kwargs: Any) -> Any:
+            with quarantined():
+                return body(*args, **kwargs)
+
+        command.callback = quarantined_body
+    return command
 
 
 def run(argv: list[str] | None = None) -> int:
     """Run the command line on ``argv`` and return the exit code (see the module docstring)."""
     SETTINGS.__dict__.update(vars(Settings()))
     argv = _global_flags(list(sys.argv[1:] if argv is None else argv))
+    with owned_stdout("stderr" if SETTINGS.verbose else "discard"), handling_sigint():
+        try:
+            code = _dispatch(argv)
+        except KeyboardInterrupt:  # arrived while another exception was being reported
+            code = INTERRUPTED
+        if requested() or code == INTERRUPTED:
+            # Whatever a solver or a library turned Ctrl-C into (a status, an exit), the
+            # command was interrupted: one line, exit code 130.
+            ui.report_interrupt()
+            code = INTERRUPTED
+    return code
+
+
+def _dispatch(argv: list[str]) -> int:
+    """Run the typer application; map every way it can end to an exit code."""
+    import typer.main
+
     try:
-        code = app(args=argv, prog_name="hybridsched", standalone_mode=False)
+        command = _quarantine_bodies(typer.main.get_command(app))
+        code = command.main(args=argv, prog_name="hybridsched", standalone_mode=False)
     except NoArgsIsHelpError as exc:  # "hybridsched" alone: print the help
         message = exc.format_message()  # the help text itself
         if message.strip():
-            print(message)
+            ui.echo(message)
         return 0
     except UsageError as exc:
         return _usage_error(exc)
     except ClickException as exc:
         error(exc.format_message())
         return exc.exit_code
-    except Abort:
-        error("aborted")
-        return 130
+    except Abort:  # click's word for Ctrl-C at a prompt
+        return INTERRUPTED
     except InputError as exc:
         error(str(exc))
         return 2
@@ -109,11 +164,10 @@ def run(argv: list[str] | None = None) -> int:
         error(f"infeasible: {exc}")
         return 1
     except KeyboardInterrupt:
-        error("interrupted")
-        return 130
+        return INTERRUPTED
     except BrokenPipeError:
         return BROKEN_PIPE  # the reader of our output went away (e.g. '| head'): stop quietly
-    except SystemExit as exc:
+    except SystemExit as exc:  # typer.Exit, or a library's sys.exit (highspy after 5 Ctrl-C)
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except MemoryError:
         error("out of memory: the instance is too large for this method")
@@ -141,7 +195,11 @@ def _internal(exc: BaseException) -> int:
 
 def main() -> None:
     """Console-script entry point."""
-    code = run(sys.argv[1:])
+    try:
+        code = run(sys.argv[1:])
+    except KeyboardInterrupt:  # in the instants before or after the handler is installed
+        ui.report_interrupt()
+        code = INTERRUPTED
     try:
         sys.stdout.flush()
     except BrokenPipeError:
@@ -150,4 +208,11 @@ def main() -> None:
         code = BROKEN_PIPE
         with contextlib.suppress(OSError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    if code == INTERRUPTED:
+        # Everything was closed on the way out (files are atomic, the store flushed, the
+        # cluster shut down); after Ctrl-C, the interpreter's own teardown (a full garbage
+        # collection of what a cluster left: seconds) is not worth waiting for.
+        with contextlib.suppress(OSError, ValueError):
+            sys.stderr.flush()
+        os._exit(code)
     sys.exit(code)

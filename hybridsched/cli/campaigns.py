@@ -170,10 +170,10 @@ def _refuse_in_store(path: Path, option: str, *, itself: bool) -> None:
 
 def _interrupted(summary: Any, folder: Path) -> None:
     if summary is None:
-        ui.error("interrupted before any run started")
+        ui.report_interrupt("interrupted before any run started")
     else:
-        ui.error(f"interrupted: {summary.ran} runs of this session are stored in {folder}; "
-                 "run the same command again to do the rest")
+        ui.report_interrupt(f"interrupted: {summary.ran} runs of this session are stored in "
+                            f"{folder}; run the same command again to do the rest")
 
 
 def _print_summary(summary: dict[str, Any], as_json: bool) -> None:

@@ -152,7 +152,7 @@ def compare(
                             workers=workers, scheduler=scheduler)
     records = table.to_dict("records")
     if as_csv:
-        print(table.to_csv(index=False), end="")
+        ui.echo(table.to_csv(index=False), end="")
     elif as_json:
         ui.echo(dumps_strict(records))
     else:

@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 import contextlib
-import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -22,15 +21,19 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from hybridsched.stdio import program_stderr, program_stdout
+
 #: Width of plain (non-terminal) output: wide enough that nothing is ever wrapped.
 PLAIN_WIDTH = 1 << 16
 
 
 @dataclass
 class Settings:
-    """Global options of one command-line run."""
+    """Global options of one command-line run, and whether Ctrl-C was reported."""
 
     quiet: bool = False
+    verbose: bool = False
+    interrupt_reported: bool = False
 
 
 SETTINGS = Settings()
@@ -45,20 +48,20 @@ def _isatty(stream: Any) -> bool:
 
 def stdout_is_terminal() -> bool:
     """Whether standard output is a terminal (else: plain, full-width output)."""
-    return _isatty(sys.stdout)
+    return _isatty(program_stdout())
 
 
 def progress_enabled() -> bool:
     """Whether progress displays are drawn (standard error is a terminal, no ``--quiet``)."""
-    return not SETTINGS.quiet and _isatty(sys.stderr)
+    return not SETTINGS.quiet and _isatty(program_stderr())
 
 
 def out_console() -> Console:
     """A console on standard output: rich on a terminal, plain and unbounded otherwise."""
     if stdout_is_terminal():
-        return Console(highlight=False)
-    return Console(width=PLAIN_WIDTH, color_system=None, highlight=False, soft_wrap=True,
-                   force_terminal=False)
+        return Console(file=program_stdout(), highlight=False)
+    return Console(file=program_stdout(), width=PLAIN_WIDTH, color_system=None,
+                   highlight=False, soft_wrap=True, force_terminal=False)
 
 
 def progress_console() -> Console:
@@ -98,14 +101,15 @@ def print_frame(title: str, frame: Any) -> None:
     print_table(table)
 
 
-def echo(line: str = "") -> None:
-    """Print one plain line on standard output (never wrapped, no markup)."""
-    print(line)
+def echo(line: str = "", end: str = "\n") -> None:
+    """Print one plain line (or text) on standard output (never wrapped, no markup)."""
+    print(line, end=end, file=program_stdout())
 
 
 def _stderr_line(line: str) -> None:
-    sys.stderr.write(" ".join(line.split("\n")) + "\n")
-    sys.stderr.flush()
+    stream = program_stderr()
+    stream.write(" ".join(line.split("\n")) + "\n")
+    stream.flush()
 
 
 def note(message: str) -> None:
@@ -122,6 +126,13 @@ def warn(message: str) -> None:
 def error(message: str) -> None:
     """One error line on standard error (always shown)."""
     _stderr_line(f"error: {message}")
+
+
+def report_interrupt(message: str = "interrupted") -> None:
+    """The one line of an interrupted command (later calls in the same run say nothing)."""
+    if not SETTINGS.interrupt_reported:
+        SETTINGS.interrupt_reported = True
+        error(message)
 
 
 def fmt(value: Any, gap: bool = False, digits: int | None = None) -> str:

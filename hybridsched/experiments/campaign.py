@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hybridsched import interrupt
 from hybridsched.experiments.engine import Execution, Progress, execute
 from hybridsched.experiments.runs import MAX_RUNS, Run, plan_runs
 from hybridsched.experiments.spec import Campaign, load_spec
@@ -95,6 +96,9 @@ def run_campaign(spec: str | Path | Campaign, output: str | Path, *, mode: str =
             store.save_spec(campaign.spec_text)
 
         def on_row(row: dict[str, Any]) -> None:
+            # A row that arrives after Ctrl-C may come from a run the signal reached (a
+            # worker's solver stopped early): it is not stored, and is run again on resume.
+            interrupt.raise_if_requested()
             store.add([row])
             statuses[row["status"]] += 1
 
@@ -103,6 +107,7 @@ def run_campaign(spec: str | Path | Campaign, output: str | Path, *, mode: str =
             if todo:
                 execution = execute(todo, on_row, mode=mode, workers=workers,
                                     scheduler=scheduler, progress=progress)
+            interrupt.raise_if_requested()
         finally:
             summary.ran = sum(statuses.values())
             summary.statuses = dict(sorted(statuses.items()))

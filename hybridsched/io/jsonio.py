@@ -27,6 +27,7 @@ from pydantic import BaseModel, ValidationError
 from hybridsched.errors import InputError
 from hybridsched.io.documents import MAX_INPUT_BYTES, MAX_JSON_DEPTH
 from hybridsched.io.outputs import atomic_write_text
+from hybridsched.stdio import program_stdout
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -207,7 +208,7 @@ def write_json(path: str | Path, document: Any) -> None:
     """Write ``document`` as indented strict JSON, atomically (``-``: standard output)."""
     text = dumps_strict(document, indent=1) + "\n"
     if str(path) == "-":
-        print(text, end="")
+        program_stdout().write(text)
     else:
         atomic_write_text(path, text)
 

@@ -37,7 +37,9 @@ import pyomo.environ as pyo
 from pyomo.contrib.appsi.base import TerminationCondition
 from pyomo.contrib.appsi.solvers import Highs
 
+from hybridsched import interrupt
 from hybridsched.budget import BudgetExpired, TimeBudget
+from hybridsched.models.highs_stop import Deadline, watch
 from hybridsched.progress import current_reporter, record_solver_statistics
 from hybridsched.result import Status
 
@@ -141,7 +143,8 @@ def solve_with_highs(
     reporter = current_reporter()
     if reporter is not None:
         _subscribe_progress(solver, reporter)
-    stop = _subscribe_deadline(solver, _limit(clock, budget))
+    stop = Deadline()
+    watch(solver._solver_model, stop)  # the highspy.Highs object APPSI drives
     first = _run(solver, model, _limit(clock, budget), stop)
     if not verify or first.status not in (Status.OPTIMAL, Status.INFEASIBLE):
         return first
@@ -155,46 +158,35 @@ def _limit(clock: TimeBudget, budget: TimeBudget | None) -> float | None:
     return min(limits) if limits else None
 
 
-def _subscribe_deadline(solver: Highs, time_limit: float | None) -> list[float]:
-    """Interrupt HiGHS at the wall-clock deadline, even inside its root cut rounds.
-
-    HiGHS 1.15 checks its own time limit too rarely there (3-10 s over a 4 s
-    limit on a 75k-variable bot-sites model). Returns a one-element list
-    holding the deadline (``perf_counter`` seconds) that :func:`_run` resets
-    for each run and reads to tell "we stopped it" from a solver failure.
-    """
-    deadline = [math.inf]
-    if time_limit is None:
-        return deadline
-
-    def on_interrupt(event: Any) -> None:
-        if time.perf_counter() >= deadline[0]:
-            event.interrupt()
-
-    solver._solver_model.cbMipInterrupt.subscribe(on_interrupt)
-    return deadline
-
-
 def _run(solver: Highs, model: pyo.ConcreteModel, time_limit: float | None,
-         stop: list[float] | None = None) -> SolveOutcome:
-    """One HiGHS run with the options set on ``solver``; loads the incumbent if any."""
+         stop: Deadline | None = None) -> SolveOutcome:
+    """One HiGHS run with the options set on ``solver``; loads the incumbent if any.
+
+    Raises
+    ------
+    KeyboardInterrupt
+        When Ctrl-C stopped the run (:mod:`hybridsched.interrupt`): whatever
+        HiGHS holds then is not a result.
+    """
     solver.config.time_limit = time_limit
     if stop is not None:
-        stop[0] = math.inf if time_limit is None else time.perf_counter() + time_limit
+        stop.set(time_limit)
     # Pyomo logs a warning for HiGHS's "interrupted" status, which is ours (deadline).
     appsi_log = logging.getLogger("pyomo.contrib.appsi.solvers.highs")
     level = appsi_log.level
     appsi_log.setLevel(logging.ERROR)
     started = time.perf_counter()
     try:
-        results = solver.solve(model)
+        with interrupt.deferred():  # the watch stops HiGHS at Ctrl-C; then this raises
+            results = solver.solve(model)
     finally:
         appsi_log.setLevel(level)
         _record_statistics(solver, time.perf_counter() - started)
     condition = results.termination_condition
-    if stop is not None and time.perf_counter() >= stop[0] \
-            and condition != TerminationCondition.optimal:
+    if stop is not None and stop.passed() and condition != TerminationCondition.optimal:
         condition = TerminationCondition.maxTimeLimit  # interrupted by us at the deadline
+    if condition == TerminationCondition.interrupted:
+        raise KeyboardInterrupt  # nothing but Ctrl-C interrupts HiGHS before the deadline
     incumbent = results.best_feasible_objective
     bound = results.best_objective_bound
     bound = None if bound is None or not math.isfinite(bound) else float(bound)
@@ -205,11 +197,7 @@ def _run(solver: Highs, model: pyo.ConcreteModel, time_limit: float | None,
         return SolveOutcome(Status.OPTIMAL, float(incumbent), bound, True)
     if condition in (TerminationCondition.infeasible, TerminationCondition.infeasibleOrUnbounded):
         return SolveOutcome(Status.INFEASIBLE, None, None, False, "the model is infeasible")
-    if condition in (
-        TerminationCondition.maxTimeLimit,
-        TerminationCondition.maxIterations,
-        TerminationCondition.interrupted,
-    ):
+    if condition in (TerminationCondition.maxTimeLimit, TerminationCondition.maxIterations):
         return SolveOutcome(
             Status.TIME_LIMIT,
             float(incumbent) if has_incumbent else None,
@@ -226,7 +214,7 @@ def _run(solver: Highs, model: pyo.ConcreteModel, time_limit: float | None,
 
 
 def _cross_check(solver: Highs, model: pyo.ConcreteModel, first: SolveOutcome,
-                 time_limit: float | None, stop: list[float] | None = None) -> SolveOutcome:
+                 time_limit: float | None, stop: Deadline | None = None) -> SolveOutcome:
     """Confirm a proof (optimal or infeasible) by a second run with presolve switched.
 
     HiGHS 1.12-1.15 proves wrong optima on small MILPs of ours, with presolve on
