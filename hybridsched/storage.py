@@ -76,5 +76,13 @@ def load_solution(path: str | Path, family: Family, instance: Any, *,
 
 def save_solution(path: str | Path, family: Family, instance: Any, solution: Any,
                   **summary: Any) -> None:
-    """Write ``solution`` as JSON, with ``summary`` fields (method, status, ...)."""
-    write_json(path, family.solution_to_dict(solution, instance, **summary))
+    """Write ``solution`` as JSON, with ``summary`` fields (method, status, ...).
+
+    The file also records what made it (``produced_by``: the versions of
+    hybridsched and of the solver libraries, and the core count; see
+    :mod:`hybridsched.provenance`).
+    """
+    from hybridsched.provenance import provenance
+
+    write_json(path, family.solution_to_dict(solution, instance, **summary,
+                                             produced_by=provenance()))

@@ -48,7 +48,7 @@ def campaign(
     if scheduler is not None:
         _check_address(scheduler)
     from hybridsched.cli.run_progress import RunProgress
-    from hybridsched.experiments.campaign import run_campaign
+    from hybridsched.experiments.campaign import run_campaign, version_changes
     from hybridsched.experiments.spec import load_spec
     from hybridsched.experiments.store import check_resume
 
@@ -63,6 +63,9 @@ def campaign(
     if csv is not None:
         _refuse_in_store(csv, "--csv", itself=True)
     check_resume(output, loaded.name, warn=ui.warn)  # and any damage, before any run
+    for line in version_changes(output):
+        ui.warn(f"{output}: resuming a campaign whose stored runs were made with other "
+                f"versions: {line}")
     folder = check_output_folder(output, "-o")
     planned: dict[str, Any] = {}
     with RunProgress(loaded.name) as display:

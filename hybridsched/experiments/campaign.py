@@ -16,7 +16,7 @@ from hybridsched import interrupt
 from hybridsched.experiments.engine import Execution, Progress, execute
 from hybridsched.experiments.runs import MAX_RUNS, Run, plan_runs
 from hybridsched.experiments.spec import Campaign, load_spec
-from hybridsched.experiments.store import ResultStore
+from hybridsched.experiments.store import ResultStore, check_resume, stored_provenances
 from hybridsched.io.outputs import check_output_folder
 
 
@@ -39,6 +39,20 @@ class CampaignSummary:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary (``campaign --json``)."""
         return dict(vars(self))
+
+
+def version_changes(folder: str | Path) -> list[str]:
+    """How the versions that made a store's runs differ from this process's, one line each.
+
+    Empty when every stored run was made with today's versions (or the store
+    is new). Runs of other hybridsched code have other keys, so they are kept
+    apart and run again; runs made with other library versions are not.
+    """
+    from hybridsched.provenance import changes, provenance
+
+    now = provenance()
+    found = (", ".join(changes(before, now)) for before in stored_provenances(folder))
+    return sorted({line for line in found if line})
 
 
 def plan(campaign: Campaign) -> list[Run]:
@@ -80,6 +94,7 @@ def run_campaign(spec: str | Path | Campaign, output: str | Path, *, mode: str =
     """
     started = time.perf_counter()
     campaign = spec if isinstance(spec, Campaign) else load_spec(spec)
+    check_resume(output, campaign.name)  # a store of another campaign, or a damaged one
     folder = check_output_folder(output, "-o")
     runs = plan(campaign)
     statuses: Counter[str] = Counter()

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import signal
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -36,6 +35,7 @@ from hybridsched import interrupt
 from hybridsched.errors import ClusterError
 from hybridsched.experiments.runner import FAILED, execute_run, failed_row, last_line
 from hybridsched.experiments.runs import Run
+from hybridsched.provenance import cores
 
 #: How many times a run that killed its worker is tried again.
 RETRIES = 1
@@ -84,10 +84,7 @@ Progress = Callable[[Counts, str | None], None]
 
 def default_workers() -> int:
     """Cores this process may use."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
+    return cores()
 
 
 def execute(runs: Sequence[Run], on_row: Callable[[dict[str, Any]], None], *,

@@ -139,6 +139,7 @@ def write_report(df: pd.DataFrame, out_dir: str | Path, *, title: str = "Campaig
     if len(df):
         for family, runs in df.groupby("family", sort=False, dropna=False):
             blocks += _family_section(str(family), runs, gantt, load_instance_for)
+    blocks += _provenance_section(df)
     written = []
     for block in blocks:
         if isinstance(block, _Image):
@@ -173,6 +174,32 @@ def _overview(df: pd.DataFrame, source_dirs: Sequence[str | Path] | None) -> lis
                  "instance, objective, seed and replication; wins count the problems where a "
                  "method's value is the best (ties count for all).")
     return [_Text(line) for line in lines]
+
+
+def _provenance_section(df: pd.DataFrame) -> list[_Block]:
+    """What made the runs (one row per distinct set of versions) and this report."""
+    from hybridsched.provenance import provenance
+
+    blocks: list[_Block] = [_Heading(2, "Produced by")]
+    texts = df["versions"].dropna() if "versions" in df else pd.Series(dtype=object)
+    records = [json.loads(text) for text in texts if isinstance(text, str) and text]
+    if records:
+        table = pd.DataFrame(records).astype("string").fillna("-")
+        known = [name for name in provenance() if name in table.columns]
+        table = table[known + [name for name in table.columns if name not in known]]
+        names = list(table.columns)
+        counted = table.groupby(names, sort=False).size().reset_index(name="runs")
+        blocks += [_Text("The versions of hybridsched and of the libraries the runs were made "
+                         "with, and the cores of the machine that ran them:"),
+                   _Table(counted.astype(str))]
+        if len(counted) > 1:
+            blocks.append(_Text("Warning: the runs were made with different versions."))
+    else:
+        blocks.append(_Text("The runs do not record the versions that made them (a store "
+                            "written before versions were recorded)."))
+    blocks.append(_Text("This report: " + ", ".join(f"{name} {value}" for name, value
+                                                    in provenance().items()) + "."))
+    return blocks
 
 
 def _family_section(family: str, runs: pd.DataFrame, gantt: bool,

@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from hybridsched.experiments.runs import Run, code_version
+from hybridsched.experiments.runs import Run
 from hybridsched.families import Family
+from hybridsched.provenance import code_version, provenance
 
 #: Status of a run that raised, ran other code, or lost its worker.
 FAILED = "failed"
@@ -123,8 +124,14 @@ def base_row(run: Run) -> dict[str, Any]:
         "metrics": "{}", "runtime_s": None, "cpu_s": None, "wall_s": None, "solver": "{}",
         "worker": worker_name(), "code_version": code_version(),
         "timestamp": datetime.now(UTC).isoformat(timespec="milliseconds"),
-        "error": "", "solution": None,
+        "error": "", "solution": None, "versions": _versions_text(),
     }
+
+
+@functools.cache
+def _versions_text() -> str:
+    """The provenance record of this worker, as the ``versions`` column holds it."""
+    return json.dumps(provenance(), sort_keys=True)
 
 
 def failed_row(run: Run, error: str, worker: str | None = None) -> dict[str, Any]:

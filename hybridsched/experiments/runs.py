@@ -10,7 +10,6 @@ stays small when pickled.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 from collections.abc import Iterator
@@ -20,26 +19,9 @@ from typing import Any
 
 from hybridsched.experiments.sources import InstanceSource
 from hybridsched.experiments.spec import MAX_RUNS, Campaign, MethodEntry
+from hybridsched.provenance import code_version
 
 __all__ = ["MAX_RUNS", "Run", "code_version", "plan_runs", "run_key"]
-
-
-@functools.cache
-def code_version() -> str:
-    """The package version plus a hash of its source files.
-
-    Two processes with the same value run the same code, so a stored row
-    stays valid for it; any edit to the package changes the value (and so
-    every key), which keeps results of older code apart.
-    """
-    from hybridsched import __version__
-
-    package = Path(__file__).resolve().parents[1]
-    digest = hashlib.sha256()
-    for path in sorted(package.rglob("*.py")):
-        digest.update(str(path.relative_to(package)).encode())
-        digest.update(path.read_bytes())
-    return f"{__version__}+{digest.hexdigest()[:12]}"
 
 
 def _hash(payload: Any) -> str:

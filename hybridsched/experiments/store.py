@@ -76,6 +76,7 @@ SCHEMA = pa.schema([
     ("wall_s", pa.float64()),
     ("solver", pa.string()), ("worker", pa.string()), ("code_version", pa.string()),
     ("timestamp", pa.string()), ("error", pa.string()), ("solution", pa.string()),
+    ("versions", pa.string()),
     ("reference", pa.float64()), ("reference_kind", pa.string()), ("gap", pa.float64()),
 ])
 COLUMNS = SCHEMA.names
@@ -88,7 +89,7 @@ REQUIRED = ("key", "family", "instance_hash", "method", "status")
 NON_NEGATIVE = ("instance_size", "seed", "replication", "time_limit", "runtime_s", "cpu_s",
                 "wall_s")
 #: Columns holding a JSON object as text (read by :func:`load_results`).
-JSON_OBJECTS = ("metrics",)
+JSON_OBJECTS = ("metrics", "versions")
 #: Most attempts at reading a store whose files a running campaign renames or merges.
 READ_ATTEMPTS = 5
 
@@ -597,6 +598,19 @@ def check_resume(folder: str | Path, campaign: str, *,
         stored = f"campaign {other!r}" if len(names) == 1 else f"campaigns {other}"
         raise InputError(f"{folder}: this result store holds {stored}, not {campaign!r}; "
                          "give another folder, or the same name to extend that campaign")
+
+
+def stored_provenances(folder: str | Path) -> list[dict[str, Any]]:
+    """The distinct provenance records of a store's rows (:mod:`hybridsched.provenance`).
+
+    Rows of stores written before versions were recorded have none; an empty
+    list for a folder that is not a store yet.
+    """
+    folder = Path(folder)
+    if not (folder.is_dir() and is_store(folder)):
+        return []
+    texts = {t for t in read_store(folder).column("versions").to_pylist() if t}
+    return [json.loads(text) for text in sorted(texts)]
 
 
 def iter_rows(folder: str | Path) -> Iterator[dict[str, Any]]:
