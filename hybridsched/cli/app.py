@@ -69,6 +69,11 @@ def main_options(
         "--quiet", "-q", help="No progress displays and no notes on standard error "
                               "(warnings and errors still appear); may be given anywhere "
                               "on the line.")] = False,
+    verbose: Annotated[bool, typer.Option(
+        "--verbose", help="Show on standard error what libraries print on standard "
+                          "output (HiGHS's banner, for one); without it, that is "
+                          "discarded. Standard output only ever carries the command's own "
+                          "output. May be given anywhere on the line.")] = False,
     version: Annotated[bool, typer.Option(
         "--version", callback=_show_version, is_eager=True,
         help="Print the version and exit.")] = False,
@@ -79,3 +84,4 @@ def main_options(
     the registry ('hybridsched methods').
     """
     SETTINGS.quiet = SETTINGS.quiet or quiet
+    SETTINGS.verbose = SETTINGS.verbose or verbose
