@@ -14,9 +14,12 @@ from pathlib import Path
 from hybridsched.budget import TimeBudget
 from hybridsched.errors import MethodFailedError
 from hybridsched.registry import get_method, register_method
+from hybridsched.result import Result, Status
 
 #: Each attempt of ``test-crash`` appends a line here (set by the test).
 ATTEMPTS_FILE = "HYBRIDSCHED_TEST_ATTEMPTS"
+#: Node limit of ``test-highs-nap`` (12000 nodes: about 2 s on one core).
+NAP_NODES = "HYBRIDSCHED_TEST_NAP_NODES"
 
 
 def _cdf(instance, seed, time_limit):
@@ -50,3 +53,30 @@ def crashing(instance, *, seed=0, time_limit=None):
 def sleepy(instance, *, seed=0, time_limit=None):
     time.sleep(0.05)
     return _cdf(instance, seed, time_limit)
+
+
+@register_method("hybrid-deadline", "test-highs-nap",
+                 description="cdf after seconds inside HiGHS (test)")
+def highs_nap(instance, *, seed=0, time_limit=None):
+    """Keep HiGHS busy for a few seconds (a node limit: the outcome is clock-free), then cdf.
+
+    Ctrl-C during the solve must end the run as an interrupt: before, HiGHS
+    returned "interrupted" and the run was stored as if it had a result.
+    """
+    import pyomo.environ as pyo
+
+    from hybridsched.models.highs import solve_with_highs
+
+    model = pyo.ConcreteModel()
+    model.goods = pyo.RangeSet(40)
+    weight = {i: 1000 + (i * 7919) % 997 for i in model.goods}
+    model.x = pyo.Var(model.goods, domain=pyo.Binary)
+    model.capacity = pyo.Constraint(
+        expr=sum(weight[i] * model.x[i] for i in model.goods) <= sum(weight.values()) // 2 + 1)
+    model.value = pyo.Objective(expr=-sum((weight[i] + i % 3) * model.x[i] for i in model.goods))
+    nodes = int(os.environ.get(NAP_NODES, 12000))
+    outcome = solve_with_highs(model, options={"mip_max_nodes": nodes}, verify=False)
+    produced = get_method("hybrid-deadline", "cdf").func(instance, seed=seed,
+                                                        time_limit=time_limit)
+    return Result("test-highs-nap", "hybrid-deadline", Status.FEASIBLE, solution=produced,
+                  message=f"HiGHS bound {outcome.bound:.9g} after {nodes} nodes")

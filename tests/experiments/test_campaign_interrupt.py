@@ -1,0 +1,81 @@
+"""Ctrl-C during a campaign, serial and on the default local cluster: exit 130 and one line,
+finished runs kept, nothing of an interrupted run stored, no worker process left, and the
+resumed store equal to an uninterrupted one row for row, statuses and messages included.
+
+``test-highs-nap`` spends its runs inside HiGHS with a node limit (a clock-free outcome,
+its bound in the message), so a SIGINT lands mid-solve; before, HiGHS returned
+"interrupted" and the run was stored with a truncated bound.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+
+import pandas as pd
+import psutil
+import pytest
+
+from hybridsched.experiments.campaign import run_campaign
+from hybridsched.experiments.store import load_results, read_store
+
+from .conftest import write_spec
+
+SAME = ["key", "instance", "method", "seed", "status", "objective", "gap", "metrics", "error"]
+
+
+def _stored(out) -> int:
+    try:
+        return read_store(out).num_rows
+    except Exception:
+        return 0
+
+
+def _table(folder):
+    return load_results(folder).sort_values("key").reset_index(drop=True)
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("ctrl-c")
+    spec = write_spec(folder, methods=["cdf", "test-highs-nap", "ffd"], tasks=(6,), seeds=4,
+                      name="ctrl-c")
+    run_campaign(spec, folder / "results", mode="serial")
+    table = _table(folder / "results")
+    naps = table[table["method"] == "test-highs-nap"]
+    assert set(naps["status"]) == {"feasible"} and naps["error"].str.contains("bound").all()
+    return spec, table
+
+
+@pytest.mark.parametrize("mode", [["--serial"], []], ids=["serial", "local-cluster"])
+def test_interrupted_campaign_stores_no_interrupted_run_and_resumes_to_the_same_table(
+        reference, tmp_path, mode):
+    spec, expected = reference
+    out = tmp_path / "results"
+    argv = [sys.executable, "-m", "hybridsched", "campaign", str(spec), "-o", str(out), *mode]
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while _stored(out) < 3:
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    time.sleep(0.3)  # most of a run's time is spent inside HiGHS
+    workers = psutil.Process(process.pid).children(recursive=True)
+    process.send_signal(signal.SIGINT)
+    out_text, err = process.communicate(timeout=60)
+    assert process.returncode == 130 and out_text == ""
+    assert len(err.splitlines()) == 1 and "run the same command again" in err, err
+    _, alive = psutil.wait_procs(workers, timeout=10)
+    assert not alive, f"worker processes outlived the command: {alive}"
+
+    partial = read_store(out).to_pandas()
+    assert partial["key"].is_unique and 3 <= len(partial) < len(expected)
+    kept = expected.set_index("key").loc[partial["key"]]
+    assert list(partial["status"]) == list(kept["status"])
+    assert list(partial["error"].fillna("")) == list(kept["error"].fillna(""))
+
+    again = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    pd.testing.assert_frame_equal(_table(out)[SAME], expected[SAME])
