@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Drift check, not part of .ci/run: the test suite against the newest release of every
+# dependency, in a fresh virtual environment, so that a release that changes our results
+# is found by us before users find it. Prints the versions it tested; when the suite
+# passes and you want them, install them here and run 'python scripts/lock.py'.
+#
+# Usage: bash scripts/test-latest.sh [pytest arguments...]   e.g. ... -m "slow or not slow"
+set -euo pipefail
+cd "$(dirname "$0")/.."
+where="$(mktemp -d)"
+trap 'rm -rf "$where"' EXIT
+python -m venv "$where/venv"
+python="$where/venv/bin/python"
+"$python" -m pip install --quiet --upgrade pip
+# No constraints file: whatever is newest today, within pyproject.toml's bounds.
+"$python" -m pip install --quiet --upgrade --upgrade-strategy eager -e ".[dev]"
+echo "testing with:"
+"$python" -m pip list --format=freeze --exclude-editable | sed 's/^/  /'
+"$python" -m pytest "$@"
