@@ -223,8 +223,10 @@ def _cross_check(solver: Highs, model: pyo.ConcreteModel, first: SolveOutcome,
     the two bounds, and no proof is claimed.
     """
     if time_limit is not None and time_limit <= 0:
-        return replace(first, status=Status.FEASIBLE if first.has_incumbent else
-                       Status.TIME_LIMIT, message="proof not cross-checked: time limit reached")
+        # The time ran out before the proof could be confirmed: a time limit, like a
+        # confirming run that times out (a caller with time left may then go on).
+        return replace(first, status=Status.TIME_LIMIT,
+                       message="proof not cross-checked: time limit reached")
     snapshot = _values(model) if first.has_incumbent else None
     presolve = solver.highs_options.get("presolve", "off")
     solver.highs_options = {**solver.highs_options,
