@@ -69,11 +69,21 @@ def test_exact_solve_through_pyomo(work, delay):
     assert_interrupted(result, out)
 
 
-def test_exact_solve_through_pulp(work):
+def test_exact_solve_through_pulp_inside_highs(work):
+    """Wait until HiGHS exists (its banner, shown on stderr by --verbose), then Ctrl-C."""
     out = work / "gang-sol.json"
-    result = interrupt_after(["solve", "gang.json", "--method", "exact", "--time-limit", "120",
-                              "-o", out], 2.5, work)
-    assert_interrupted(result, out)
+    process = _start(["--verbose", "solve", "gang.json", "--method", "exact",
+                      "--time-limit", "120", "-o", out], work)
+    banner = process.stderr.readline()
+    assert banner.startswith("Running HiGHS"), banner
+    time.sleep(1.0)
+    assert process.poll() is None
+    process.send_signal(signal.SIGINT)
+    rest, err = process.communicate(timeout=120)
+    assert process.returncode == 130 and rest == ""
+    assert err.splitlines()[-1] == "error: interrupted"
+    assert all(not line.startswith("error") for line in err.splitlines()[:-1])
+    assert not out.exists()
 
 
 def test_simulation(work):
