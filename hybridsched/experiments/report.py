@@ -183,6 +183,7 @@ def _provenance_section(df: pd.DataFrame) -> list[_Block]:
     blocks: list[_Block] = [_Heading(2, "Produced by")]
     texts = df["versions"].dropna() if "versions" in df else pd.Series(dtype=object)
     records = [json.loads(text) for text in texts if isinstance(text, str) and text]
+    records = [record for record in records if record]  # {}: nothing recorded
     if records:
         table = pd.DataFrame(records).astype("string").fillna("-")
         known = [name for name in provenance() if name in table.columns]

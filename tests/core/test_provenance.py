@@ -72,13 +72,13 @@ def test_store_rows_and_report_record_versions_and_a_resume_warns_of_changes(
     assert f"highspy {dict(real)['highspy']} -> 99.0" in warnings[0]
 
 
-@pytest.mark.parametrize("record", [{}, {"highspy": "1.0"}])
+@pytest.mark.parametrize("record", [None, {}, {"highspy": "1.0"}])
 def test_a_store_written_before_versions_were_recorded_is_reported_as_such(record):
     import pandas as pd
 
     from hybridsched.experiments.report import _provenance_section
 
-    frame = pd.DataFrame({"versions": [json.dumps(record) if record else None]})
+    frame = pd.DataFrame({"versions": [None if record is None else json.dumps(record)]})
     text = " ".join(getattr(b, "text", "") for b in _provenance_section(frame))
     assert "This report: hybridsched" in text
     assert ("do not record" in text) == (not record)

@@ -79,3 +79,35 @@ def test_interrupted_campaign_stores_no_interrupted_run_and_resumes_to_the_same_
     again = subprocess.run(argv, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr
     pd.testing.assert_frame_equal(_table(out)[SAME], expected[SAME])
+
+
+def test_an_interrupted_report_writes_no_report(tmp_path):
+    """100,000 rows keep ``report`` busy for seconds; Ctrl-C leaves no report.md behind."""
+    import json
+
+    from hybridsched.experiments import store as store_module
+
+    methods = ["cdf", "ffd", "cdf+ra", "ffd+ra", "exact"]
+    rows = [{"key": f"k{i}", "campaign": "big", "family": "hybrid-deadline",
+             "instance": f"i{i // 5}", "instance_hash": f"h{i // 5}", "instance_size": 10 + i % 50,
+             "method": methods[i % 5], "method_name": methods[i % 5], "options": "{}",
+             "seed": i // 5, "replication": 0, "time_limit": 60.0, "status": "feasible",
+             "objective": 1.0 + (i % 7) / 10, "bound": 1.0,
+             "metrics": json.dumps({"cost": 1.0 + (i % 7) / 10, "makespan": 3.0 + i % 11}),
+             "runtime_s": 0.01 * (1 + i % 13), "cpu_s": 0.01, "wall_s": 0.02}
+            for i in range(100_000)]
+    folder, out = tmp_path / "store", tmp_path / "report"
+    folder.mkdir()
+    (folder / store_module.MARKER).write_text(json.dumps(store_module.STORE_FORMAT))
+    store_module._write_part(folder, store_module._to_table(rows))
+    process = subprocess.Popen([sys.executable, "-m", "hybridsched", "report", str(folder),
+                                "-o", str(out)], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    time.sleep(2.0)
+    assert process.poll() is None, process.communicate()
+    process.send_signal(signal.SIGINT)
+    out_text, err = process.communicate(timeout=60)
+    assert process.returncode == 130 and out_text == ""
+    assert err.splitlines() == ["error: interrupted"]
+    assert not (out / "report.md").exists() and not (out / "report.html").exists()
+    assert not list(out.glob(".*.tmp")) if out.exists() else True
