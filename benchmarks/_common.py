@@ -23,6 +23,10 @@ def median_time(func: Callable[[], object], repeats: int) -> tuple[float, object
 
 
 def machine_line() -> str:
-    """One line describing this machine."""
+    """One line describing this machine and the versions that decide the figures."""
+    from hybridsched.provenance import provenance
+
+    versions = {k: v for k, v in provenance().items() if k not in ("python", "cores")}
     return (f"machine: {os.cpu_count()} cores, {platform.processor() or platform.machine()}, "
-            f"Python {platform.python_version()}")
+            f"Python {platform.python_version()}; "
+            + ", ".join(f"{name} {version}" for name, version in versions.items()))
