@@ -103,6 +103,21 @@ def _flush(*streams: TextIO) -> None:
             stream.flush()
 
 
+def _flush_descriptor_one() -> None:
+    """Flush the buffers that hold bytes for descriptor 1 behind the program's back.
+
+    The interpreter's ``sys.__stdout__`` (which a library configured before the
+    guard keeps) and C's ``stdout`` (``printf`` in an extension) are otherwise
+    flushed at exit, once descriptor 1 is the user's again: after the document.
+    """
+    if sys.__stdout__ is not None:  # None without a console
+        _flush(sys.__stdout__)
+    import ctypes  # here: a quick command's start-up does not pay for it
+
+    with contextlib.suppress(AttributeError, OSError, TypeError):  # no C library (Windows)
+        ctypes.CDLL(None).fflush(None)
+
+
 @contextlib.contextmanager
 def owned_stdout(library_output: LibraryOutput = "discard") -> Iterator[None]:
     """Point descriptor 1 at a sink for the duration; the program writes to a duplicate.
@@ -126,6 +141,7 @@ def owned_stdout(library_output: LibraryOutput = "discard") -> Iterator[None]:
         return
     out, err = sys.stdout, sys.stderr
     _flush(out, err)
+    _flush_descriptor_one()
     program_out = _duplicate(out, 1) if _fd_of(out) == 1 else out
     program_err = _duplicate(err, 2) if _fd_of(err) == 2 else err
     saved = os.dup(1)
@@ -141,6 +157,7 @@ def owned_stdout(library_output: LibraryOutput = "discard") -> Iterator[None]:
         sys.stdout = out
         _program_out = _program_err = None
         _owned = False
+        _flush_descriptor_one()  # what libraries left in buffers goes to the sink too
         os.dup2(saved, 1)
         os.close(saved)
         for stream, original in ((program_out, out), (program_err, err)):
