@@ -46,6 +46,7 @@ import contextlib
 import functools
 import os
 import sys
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -125,7 +126,12 @@ def run(argv: list[str] | None = None) -> int:
     """Run the command line on ``argv`` and return the exit code (see the module docstring)."""
     SETTINGS.__dict__.update(vars(Settings()))
     argv = _global_flags(list(sys.argv[1:] if argv is None else argv))
-    with owned_stdout("stderr" if SETTINGS.verbose else "discard"), handling_sigint():
+    with owned_stdout("stderr" if SETTINGS.verbose else "discard"), handling_sigint(), \
+            warnings.catch_warnings():
+        if not SETTINGS.verbose:
+            # Libraries' warnings (a busy port, a deprecation) are their business: the
+            # command's messages are its own lines; --verbose shows them.
+            warnings.simplefilter("ignore")
         try:
             code = _dispatch(argv)
         except KeyboardInterrupt:  # arrived while another exception was being reported

@@ -71,9 +71,10 @@ def main_options(
                               "on the line.")] = False,
     verbose: Annotated[bool, typer.Option(
         "--verbose", help="Show on standard error what libraries print on standard "
-                          "output (HiGHS's banner, for one); without it, that is "
-                          "discarded. Standard output only ever carries the command's own "
-                          "output. May be given anywhere on the line.")] = False,
+                          "output (HiGHS's banner, for one) and their Python warnings; "
+                          "without it, these are discarded. Standard output only ever "
+                          "carries the command's own output. May be given anywhere on the "
+                          "line.")] = False,
     version: Annotated[bool, typer.Option(
         "--version", callback=_show_version, is_eager=True,
         help="Print the version and exit.")] = False,

@@ -50,6 +50,8 @@ CLUSTER_CONFIG = {"distributed.scheduler.allowed-failures": RETRIES,
                   "distributed.worker.profile.enabled": False}
 #: Runs kept submitted per worker thread (keeps workers busy between round trips).
 WINDOW_PER_THREAD = 8
+#: Where the local cluster's scheduler serves HTTP: any free port, on this machine only.
+DASHBOARD = "127.0.0.1:0"
 #: Seconds to wait for an existing scheduler to answer.
 CONNECT_TIMEOUT_S = 10
 #: Seconds without a finished run after which the local cluster's workers are checked.
@@ -193,8 +195,10 @@ def _client(scheduler: str | None, workers: int | None
                 try:
                     earlier = _children()
                     with dask.config.set(CLUSTER_CONFIG), interrupt.deferred():
+                        # dashboard_address=None still serves HTTP on port 8787 (and warns
+                        # on stderr when another cluster holds it): a free loopback port.
                         cluster = LocalCluster(n_workers=n, threads_per_worker=1,
-                                               processes=True, dashboard_address=None,
+                                               processes=True, dashboard_address=DASHBOARD,
                                                silence_logs=logging.CRITICAL)
                         client = Client(cluster, set_as_default=False)
                         cluster.hybridsched_earlier_children = earlier

@@ -69,3 +69,23 @@ def test_example_specs_load(monkeypatch):
         pytest.skip("Braun ETC instances absent: set HYBRIDSCHED_DATA to check the Braun spec")
     braun = load_spec(examples[0].parent / "bot-sites-braun.toml")
     assert len(braun.sources) == 12
+
+
+def test_a_second_cluster_on_the_machine_adds_nothing_to_stderr(tmp_path):
+    """Dask's default HTTP port taken (another cluster runs): no warning reaches the user."""
+    import socket
+    import subprocess
+    import sys
+
+    spec = write_spec(tmp_path, methods=["cdf"], tasks=(6,), seeds=1)
+    with socket.socket() as taken:
+        try:
+            taken.bind(("127.0.0.1", 8787))
+            taken.listen()
+        except OSError:
+            pass  # held already: the situation to test
+        done = subprocess.run([sys.executable, "-m", "hybridsched", "campaign", str(spec),
+                               "-o", str(tmp_path / "r"), "--workers", "2", "--json"],
+                              capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    assert json.loads(done.stdout)["mode"] == "local"
