@@ -11,6 +11,10 @@ import sys
 
 def main() -> None:
     """Console-script entry point."""
+    from hybridsched.stdio import open_standard_descriptors
+
+    # Before any import can take descriptor 1 or 2 for a file of its own (cmd >&-).
+    open_standard_descriptors()
     try:
         from hybridsched.cli import main as run_command_line
     except KeyboardInterrupt:

@@ -118,6 +118,24 @@ def _flush_descriptor_one() -> None:
         ctypes.CDLL(None).fflush(None)
 
 
+def open_standard_descriptors() -> None:
+    """Give a closed descriptor 1 or 2 (``cmd >&-``) to ``/dev/null``, and Python a stream on it.
+
+    Python starts with ``sys.stdout = None`` then; the program's output, like
+    the libraries', goes nowhere, as the user asked.
+    """
+    for fd, name in ((1, "stdout"), (2, "stderr")):
+        try:
+            os.fstat(fd)
+        except OSError:
+            opened = os.open(os.devnull, os.O_WRONLY)  # the lowest free descriptor: fd
+            if opened != fd:
+                os.dup2(opened, fd)
+                os.close(opened)
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(fd, "w", encoding="utf-8", closefd=False))  # noqa: SIM115
+
+
 @contextlib.contextmanager
 def owned_stdout(library_output: LibraryOutput = "discard") -> Iterator[None]:
     """Point descriptor 1 at a sink for the duration; the program writes to a duplicate.
@@ -139,6 +157,7 @@ def owned_stdout(library_output: LibraryOutput = "discard") -> Iterator[None]:
     if _owned:  # nested (a command calling the command line): one guard
         yield
         return
+    open_standard_descriptors()
     out, err = sys.stdout, sys.stderr
     _flush(out, err)
     _flush_descriptor_one()

@@ -108,8 +108,11 @@ def echo(line: str = "", end: str = "\n") -> None:
 
 def _stderr_line(line: str) -> None:
     stream = program_stderr()
-    stream.write(" ".join(line.split("\n")) + "\n")
-    stream.flush()
+    # Standard error closed or unwritable (cmd 2>&-): the line is lost, the exit code
+    # still tells.
+    with contextlib.suppress(OSError, ValueError):
+        stream.write(" ".join(line.split("\n")) + "\n")
+        stream.flush()
 
 
 def note(message: str) -> None:

@@ -386,3 +386,24 @@ def test_verbose_is_documented_in_the_help(run_fd):
     assert code == 0
     line = " ".join(out.split())
     assert "--verbose" in line and "standard error" in line.split("--verbose", 1)[1][:200]
+
+
+@pytest.mark.parametrize(("closed", "argv", "code"), [
+    ((1,), ["solve", "GANG", "--method", "fifo", "--json"], 0),
+    ((1,), ["methods"], 0),
+    ((2,), ["solve", "missing.json", "--method", "fifo"], 2),
+    ((1, 2), ["solve", "GANG", "--method", "fifo", "--json"], 0),
+], ids=["stdout-solve", "stdout-methods", "stderr-bad-input", "both"])
+def test_closed_standard_descriptors_keep_the_exit_code(tmp_path, closed, argv, code):
+    """``cmd >&-`` / ``2>&-``: no traceback, and the exit code still tells what happened."""
+    gang = str(ROOT / "instances" / "gang" / "small-10.json")
+    argv = [gang if a == "GANG" else a for a in argv]
+
+    def close() -> None:
+        for fd in closed:
+            os.close(fd)
+
+    done = subprocess.run([sys.executable, "-m", "hybridsched", *argv], cwd=tmp_path,
+                          capture_output=True, text=True, preexec_fn=close, timeout=120)
+    assert done.returncode == code
+    assert "Traceback" not in done.stdout + done.stderr
