@@ -12,7 +12,12 @@ from hybridsched.cli import ui
 from hybridsched.cli.app import EXIT_CODES, app
 from hybridsched.cli.options import Scheduler, Workers
 from hybridsched.errors import InputError
-from hybridsched.io.outputs import atomic_write_text, check_output_folder, check_output_path
+from hybridsched.io.outputs import (
+    atomic_write_text,
+    check_output_folder,
+    check_output_path,
+    real_path,
+)
 
 
 @app.command(epilog=EXIT_CODES, short_help="Run a campaign spec (TOML) into a result store.")
@@ -126,8 +131,8 @@ def _spec_files(loaded: Any) -> list[str]:
 
 
 def _relation(inner: Path, outer: Path) -> str | None:
-    """How ``inner`` lies relative to folder ``outer``: "is", "inside", "holds" or ``None``."""
-    a, b = inner.resolve(), outer.resolve()
+    """Where real path ``inner`` lies against real folder ``outer``: is/inside/holds/None."""
+    a, b = inner, outer
     if a == b:
         return "is"
     if a.is_relative_to(b):
@@ -143,7 +148,7 @@ def _refuse_overlap(path: Path, option: str, store: Path, why: str, *, file: boo
 
     A ``file`` cannot hold a folder: only being it or lying inside it count.
     """
-    relation = _relation(path, store)
+    relation = _relation(real_path(path, f"{option} {path}"), real_path(store, str(store)))
     if relation is not None and not (file and relation == "holds"):
         words = {"is": "is", "inside": "is inside", "holds": "holds"}[relation]
         raise InputError(f"{option} {path}: {words} the result store {store} ({why}); "
@@ -163,7 +168,7 @@ def _refuse_in_store(path: Path, option: str, *, itself: bool) -> None:
     """
     from hybridsched.experiments.store import is_store
 
-    resolved = path.resolve()
+    resolved = real_path(path, f"{option} {path}")
     for folder in [resolved] * itself + list(resolved.parents):
         if is_store(folder):
             words = "is" if folder == resolved else "is inside"

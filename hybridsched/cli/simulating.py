@@ -17,7 +17,7 @@ import typer
 from hybridsched.cli import ui
 from hybridsched.cli.clickcompat import ParameterSource
 from hybridsched.errors import InputError
-from hybridsched.io.outputs import check_output_path
+from hybridsched.io.outputs import check_output_path, real_path
 from hybridsched.result import Result
 
 #: The options every ``generate FAMILY`` / ``simulate FAMILY`` command shares.
@@ -86,7 +86,9 @@ def simulate(family_name: str, method: str, *, instance_file: Path | None,
     targets = {option: check_output_path(path, option, inputs=inputs)
                for option, path in (("-o", output), ("--save-instance", save_instance))
                if path is not None}
-    if len(targets) == 2 and targets["-o"].resolve() == targets["--save-instance"].resolve():
+    if len(targets) == 2 and (real_path(targets["-o"], f"-o {output}")
+                              == real_path(targets["--save-instance"],
+                                           f"--save-instance {save_instance}")):
         raise InputError("-o and --save-instance name the same file")
     family = get_family(family_name)
     if instance_file is not None:

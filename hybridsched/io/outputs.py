@@ -16,6 +16,7 @@ Example
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import os
 import stat
@@ -38,6 +39,23 @@ def plot_extensions() -> tuple[str, ...]:
     return tuple(sorted(Figure().canvas.get_supported_filetypes()))
 
 OutputKind = Literal["file", "plot"]
+
+
+def real_path(path: str | Path, where: str) -> Path:
+    """``path`` with every symbolic link followed; a loop of links is one-line bad input.
+
+    :meth:`pathlib.Path.resolve` raises ``RuntimeError`` on a loop (Python
+    3.11), which is not an input error; :func:`os.path.realpath` stops at the
+    loop, which ``stat`` then reports. ``where`` starts the message (the
+    option and path, or the file).
+    """
+    resolved = os.path.realpath(path)
+    try:
+        os.stat(resolved)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise InputError(f"{where}: a loop of symbolic links") from None
+    return Path(resolved)
 
 
 def check_output_path(path: str | Path, option: str = "-o", *, kind: OutputKind = "file",
@@ -73,8 +91,12 @@ def check_output_path(path: str | Path, option: str = "-o", *, kind: OutputKind 
     text = str(path)
     if not text.strip():
         raise InputError(f"{option}: empty file name")
-    if text == "-" and allow_stdout:
-        return Path("-")
+    if text == "-":
+        if allow_stdout:
+            return Path("-")
+        # Writers take "-" for standard output, which carries this command's own output.
+        raise InputError(f"{option} -: standard output shows this command's results; give "
+                         "a file name (./- for a file named '-')")
     target = Path(text)
     where = f"{option} {text}"
     if target.is_dir():
@@ -85,9 +107,9 @@ def check_output_path(path: str | Path, option: str = "-o", *, kind: OutputKind 
             found = f"'.{extension}'" if extension else "no extension"
             raise InputError(f"{where}: cannot draw a plot with {found} (use one of: "
                              f"{', '.join(plot_extensions())})")
-    resolved = target.resolve()
+    resolved = real_path(target, where)
     for item in inputs:
-        if str(item) != "-" and Path(item).resolve() == resolved:
+        if str(item) != "-" and Path(os.path.realpath(item)) == resolved:
             raise InputError(f"{where}: is an input file of this command; refusing to "
                              "overwrite it")
     folder = resolved.parent
@@ -120,8 +142,11 @@ def check_output_folder(path: str | Path, option: str = "-o") -> Path:
     text = str(path)
     if not text.strip():
         raise InputError(f"{option}: empty folder name")
+    if text == "-":  # "-" means standard output to a user, never a folder named "-"
+        raise InputError(f"{option} -: give a folder name (./- for a folder named '-')")
     target = Path(text)
     where = f"{option} {text}"
+    real_path(target, where)
     if target.exists() and not target.is_dir():
         raise InputError(f"{where}: is a file, not a folder")
     try:
@@ -171,11 +196,11 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
     """
     target = Path(path)
     try:
-        if target.exists() and not _is_regular(target.resolve()):
+        if target.exists() and not _is_regular(target):
             with open(target, "wb") as handle:
                 handle.write(data)
             return
-        target = target.resolve()
+        target = real_path(target, str(path))
         mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else _new_file_mode()
         fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
                                          suffix=".tmp")
