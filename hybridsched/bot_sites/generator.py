@@ -48,6 +48,7 @@ import numpy as np
 
 from hybridsched.bot_sites.instance import Instance
 from hybridsched.errors import InputError
+from hybridsched.io.limits import MAX_TIGHTNESS
 
 Scenario = Literal["HiHi", "HiLo", "LoHi", "LoLo"]
 
@@ -148,8 +149,8 @@ def generate(*, sites: int = 10, bots: int = 10, tasks_per_bot: tuple[int, int] 
         raise InputError(f"--dependency: must be in [0, 1], got {dependency}")
     if not 0 <= private_share <= 1:
         raise InputError(f"--private-share: must be in [0, 1], got {private_share}")
-    if tightness <= 0:
-        raise InputError(f"--tightness: must be > 0, got {tightness}")
+    if not 0 < tightness <= MAX_TIGHTNESS:
+        raise InputError(f"--tightness: must be > 0 and <= {MAX_TIGHTNESS:g}, got {tightness}")
     t_lo, t_hi = _range(tasks_per_bot, "--tasks-per-bot")
     p_lo, p_hi = _range(procs_per_site, "--procs-per-site")
     rng = np.random.default_rng(seed)

@@ -34,19 +34,39 @@ from hybridsched.io.documents import (
     Identifier,
     InstanceHeader,
     NonNegative,
-    Positive,
     ProcessorCount,
     ProcessorIndex,
     ReferenceBase,
     SolutionHeader,
     Strict,
     TaskCount,
+    number,
 )
 
 #: Integers are capped before they reach int64 arrays (a count of 2**64 + 5 must not
 #: wrap around): tasks of a BoT and of a block <= MAX_TASKS, processors <= MAX_PROCESSORS.
 Count = TaskCount
-Row = list[Positive] | dict[str, Positive]
+
+#: Bounds of the real numbers: a task's time (ETC, seconds) and data size, bandwidths,
+#: storage sizes and prices. Times, transfer times, costs and the sums of squares of the
+#: fairness index computed from them then stay far inside a double (an ETC of 5e-324
+#: or 1e300 ended in an internal error, 1e-300 in a run that never ended).
+MIN_ETC, MAX_ETC = 1e-6, 1e9
+MAX_DATA = 1e12
+MIN_BANDWIDTH, MAX_BANDWIDTH = 1e-9, 1e15
+MIN_STORAGE, MAX_STORAGE = 1e-6, 1e15
+MAX_PRICE = 1e9
+
+Etc = number(ge=MIN_ETC, le=MAX_ETC)
+Data = number(gt=0, le=MAX_DATA)
+Bandwidth = number(ge=MIN_BANDWIDTH, le=MAX_BANDWIDTH)
+Storage = number(ge=MIN_STORAGE, le=MAX_STORAGE)
+Price = number(ge=0, le=MAX_PRICE)
+
+#: Per-site rows: a list in site order or an object keyed by site id.
+EtcRow = list[Etc] | dict[str, Etc]
+DataRow = list[Data] | dict[str, Data]
+BandwidthRow = list[Bandwidth] | dict[str, Bandwidth]
 
 FAMILY = "bot-sites"
 
@@ -56,9 +76,9 @@ class SiteDoc(Strict):
 
     id: Identifier
     procs: ProcessorCount
-    price: NonNegative = 0.0
-    bandwidth: Positive | None = None
-    storage: Positive | None = None
+    price: Price = 0.0
+    bandwidth: Bandwidth | None = None
+    storage: Storage | None = None
 
 
 class BotDoc(Strict):
@@ -66,10 +86,10 @@ class BotDoc(Strict):
 
     id: Identifier
     tasks: Count
-    etc: Row
-    data: Row | None = None
-    bandwidth: Row | None = None
-    storage: Positive | None = None
+    etc: EtcRow
+    data: DataRow | None = None
+    bandwidth: BandwidthRow | None = None
+    storage: Storage | None = None
 
 
 class ReferenceDoc(ReferenceBase):

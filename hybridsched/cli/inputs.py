@@ -21,7 +21,7 @@ from hybridsched.cli.options import (
     finite,
 )
 from hybridsched.cli.simulating import InstanceName, save_instance_file
-from hybridsched.io.limits import MAX_PROCESSORS, MAX_TASKS
+from hybridsched.io.limits import MAX_PROCESSORS, MAX_TASKS, MAX_TIGHTNESS
 from hybridsched.io.outputs import check_output_path
 
 
@@ -97,9 +97,9 @@ def generate_bot_sites(
     storage: Annotated[bool, typer.Option(help="Add storage needs and limits.")] = False,
     hard_limits: Annotated[bool, typer.Option(help="Make bandwidth/storage limits "
                                                    "hard constraints.")] = False,
-    tightness: Annotated[float, typer.Option(callback=finite(gt=0),
+    tightness: Annotated[float, typer.Option(callback=finite(gt=0, le=MAX_TIGHTNESS),
                                              help="Site limits as a share of demand "
-                                                  "(> 0).")] = 0.5,
+                                                  "(> 0, at most 1000).")] = 0.5,
     preset: Annotated[str | None, typer.Option(help="A named instance instead of a random "
                                                "one: gmo-table2-inconsistent (the paper's "
                                                "Table 2).")] = None,

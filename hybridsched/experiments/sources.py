@@ -32,7 +32,13 @@ from pydantic_core import ErrorDetails, PydanticCustomError
 
 from hybridsched.errors import InputError
 from hybridsched.families import Family, get_family
-from hybridsched.io.limits import MAX_PROCESSORS, MAX_PULL_UNITS, MAX_SITE_BOT_PAIRS, MAX_TASKS
+from hybridsched.io.limits import (
+    MAX_PROCESSORS,
+    MAX_PULL_UNITS,
+    MAX_SITE_BOT_PAIRS,
+    MAX_TASKS,
+    MAX_TIGHTNESS,
+)
 
 #: Largest integer accepted anywhere in options and specs (TOML integers are 64-bit).
 MAX_INT = 2**63 - 1
@@ -160,7 +166,7 @@ class BotSitesOptions(_Options):
     communication: bool = False
     storage: bool = False
     hard_limits: bool = False
-    tightness: Annotated[Real, Field(gt=0)] = 0.5
+    tightness: Annotated[Real, Field(gt=0, le=MAX_TIGHTNESS)] = 0.5
     preset: str | None = None
 
 

@@ -22,13 +22,27 @@ from hybridsched.io.documents import (
     InstanceHeader,
     NonNegative,
     NonNegativeInt,
-    Positive,
     ReferenceBase,
     SolutionHeader,
     Strict,
+    number,
 )
 
 FAMILY = "hybrid-deadline"
+
+#: Largest work of a task (GHz-hours) and latest deadline (hours): run times, VM hours
+#: and costs computed from them stay far inside a double (a price of 1e308 made the
+#: cost of one VM-hour infinite).
+MAX_WORK = 1e9
+MAX_HOURS = 1e9
+#: Core speeds (GHz) and VM prices (USD per hour) accepted.
+MIN_CAPACITY, MAX_CAPACITY = 1e-6, 1e6
+MAX_PRICE = 1e9
+
+Work = number(gt=0, le=MAX_WORK)
+Hours = number(gt=0, le=MAX_HOURS)
+Capacity = number(ge=MIN_CAPACITY, le=MAX_CAPACITY)
+Price = number(gt=0, le=MAX_PRICE)
 
 #: Identifiers given to rented VMs in solution files (``vm-0``, ``vm-1``, ...).
 VM_ID = re.compile(r"vm-\d+")
@@ -49,14 +63,14 @@ class TaskDoc(Strict):
     """One task: its work in GHz-hours (run time on a 1 GHz core)."""
 
     id: Identifier
-    work: Positive
+    work: Work
 
 
 class JobDoc(Strict):
     """A bag of independent tasks sharing one deadline (hours from time 0)."""
 
     id: Identifier
-    deadline: Positive
+    deadline: Hours
     tasks: list[TaskDoc]
 
 
@@ -68,7 +82,7 @@ class PMDoc(Strict):
 
     id: PMId
     cores: CoreCount
-    capacity: Positive
+    capacity: Capacity
 
 
 class VMTypeDoc(Strict):
@@ -76,8 +90,8 @@ class VMTypeDoc(Strict):
 
     id: Identifier
     cores: CoreCount
-    capacity: Positive
-    price: Positive
+    capacity: Capacity
+    price: Price
 
 
 class ReferenceDoc(ReferenceBase):

@@ -43,6 +43,7 @@ from hybridsched.errors import InputError
 from hybridsched.hybrid_deadline.default_platform import C3_LARGE, default_pms
 from hybridsched.hybrid_deadline.generator import ALPHAS, deadline_for, longest_in_job
 from hybridsched.hybrid_deadline.instance import Instance
+from hybridsched.hybrid_deadline.schema import MAX_HOURS, MAX_WORK
 from hybridsched.io.documents import MAX_TASKS
 from hybridsched.io.swf import SWFRecord, SWFTrace
 
@@ -115,13 +116,15 @@ def _select(trace: SWFTrace, grouping: str, limit: int | None
 
 def _check_positive(trace: SWFTrace, usable: list[SWFRecord], grouping: str,
                     work: np.ndarray, deadline: np.ndarray, alpha: float) -> None:
-    """Refuse a task whose work or deadline is not a positive finite number (naming its line).
+    """Refuse a task whose work or deadline the instance format refuses (naming its line).
 
     Run times are finite, but a tiny one can round to a zero work and a huge
-    ``alpha`` can overflow a deadline; the instance format refuses both.
+    one or a huge ``alpha`` can exceed the format's limits
+    (:data:`~hybridsched.hybrid_deadline.schema.MAX_WORK`, ``MAX_HOURS``), so
+    what ``import-swf`` writes, the loader reads back.
     """
-    bad = np.flatnonzero(~((work > 0) & np.isfinite(work) & (deadline > 0)
-                           & np.isfinite(deadline)))
+    bad = np.flatnonzero(~((work > 0) & (work <= MAX_WORK) & (deadline > 0)
+                           & (deadline <= MAX_HOURS)))
     if not bad.size:
         return
     if grouping == "job":  # tasks are the records' processors, in record order
@@ -131,7 +134,8 @@ def _check_positive(trace: SWFTrace, usable: list[SWFRecord], grouping: str,
         record = usable[int(bad[0])]
     raise InputError(f"{trace.path}:{record.line}: run time {record.run_time:g} s with "
                      f"--alpha {alpha:g} gives work {work[bad[0]]:g} GHz-hours and deadline "
-                     f"{deadline[bad[0]]:g} h; both must be positive finite numbers")
+                     f"{deadline[bad[0]]:g} h; both must be positive, work at most "
+                     f"{MAX_WORK:g} and deadline at most {MAX_HOURS:g}")
 
 
 def instance_from_trace(

@@ -11,12 +11,12 @@ family reproduce the published Braun results.
 from __future__ import annotations
 
 import csv
-import math
 from pathlib import Path
 
 import numpy as np
 
 from hybridsched.bot_sites.instance import Instance
+from hybridsched.bot_sites.schema import MAX_ETC, MIN_ETC
 from hybridsched.errors import InputError
 from hybridsched.io.jsonio import read_text
 
@@ -62,9 +62,9 @@ def parse_etc(text: str, source: str = "<etc>") -> np.ndarray:
                 value = float(field)
             except ValueError:
                 raise InputError(f"{source}:{no}: not a number: {field!r}") from None
-            if not math.isfinite(value) or value <= 0:
-                raise InputError(f"{source}:{no}: execution time must be positive and finite, "
-                                 f"got {field}")
+            if not MIN_ETC <= value <= MAX_ETC:  # NaN too: the format's range
+                raise InputError(f"{source}:{no}: execution time must be positive and within "
+                                 f"[{MIN_ETC:g}, {MAX_ETC:g}], got {field}")
             values.append(value)
         if len(values) > n * m:
             raise InputError(f"{source}:{no}: more than n * m = {n * m} values")

@@ -17,6 +17,10 @@ MAX_CORES_PER_MACHINE = 10**4
 MAX_PROCESSORS = 10**6
 #: Most (site, BoT) pairs of one bot-sites instance (entries of the ETC matrix).
 MAX_SITE_BOT_PAIRS = 10**7
+#: Largest ``tightness`` of the bot-sites generator (site limits as a share of the
+#: demand; from 1 up a limit hardly binds): larger ones gave limits beyond what the
+#: instance format accepts.
+MAX_TIGHTNESS = 1e3
 #: Deepest nesting of objects and arrays accepted in a JSON document.
 MAX_JSON_DEPTH = 100
 #: Largest input file read into memory (bytes).
