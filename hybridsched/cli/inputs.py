@@ -55,7 +55,7 @@ def generate_hybrid_deadline(
     local_share: Annotated[float, typer.Option(callback=finite(gt=0, le=1), help="Share of "
                                                "the work the sized local pool covers, in "
                                                "(0, 1].")] = 0.5,
-    name: Annotated[str | None, typer.Option(help="Instance name.")] = None,
+    name: InstanceName = None,
 ) -> None:
     """Deadline-constrained BoT jobs on PMs + per-hour VMs (Wang et al. 2016 setup)."""
     from hybridsched.hybrid_deadline.generator import generate
@@ -103,7 +103,7 @@ def generate_bot_sites(
     preset: Annotated[str | None, typer.Option(help="A named instance instead of a random "
                                                "one: gmo-table2-inconsistent (the paper's "
                                                "Table 2).")] = None,
-    name: Annotated[str | None, typer.Option(help="Instance name.")] = None,
+    name: InstanceName = None,
 ) -> None:
     """Bags of tasks on heterogeneous sites (Duan, Prodan and Li 2014 setup)."""
     target = check_output_path(output, "-o", allow_stdout=True)

@@ -64,13 +64,10 @@ def solve(
     with ui.solver_status(f"{method}") if found.exact else ui.spinner(f"{method}"):
         result = run_method(family.name, method, instance, seed=seed, time_limit=time_limit,
                             **_objective_options(objective))
-    if target is not None:
-        if result.solution is not None:
-            save_solution(target, family, instance, result.solution, method=result.method,
-                          status=result.status.value, objective=result.objective)
-            ui.note(f"wrote {output}")
-        else:
-            ui.warn(f"no solution, nothing written to {output}")
+    if target is not None and result.solution is not None:
+        save_solution(target, family, instance, result.solution, method=result.method,
+                      status=result.status.value, objective=result.objective)
+        ui.note(f"wrote {output}")
     if as_json:
         ui.echo(dumps_strict(result.summary()))
     else:
@@ -84,11 +81,13 @@ def solve(
             elif value not in (None, ""):
                 table.add_row(key, ui.fmt(value, gap=key == "gap"))
         ui.print_table(table)
-    if result.status is Status.INFEASIBLE:
-        if not as_json:
-            ui.error(result.message or "infeasible instance")
-        raise typer.Exit(1)
     if not result.status.has_solution:
+        # One line says why (also with --json: standard error is not the document).
+        if result.status is Status.INFEASIBLE:
+            line = result.message or "infeasible instance"
+        else:
+            line = f"no solution: {result.message or f'{method} found none'}"
+        ui.error(line + ("" if target is None else f" (nothing written to {output})"))
         raise typer.Exit(1)
 
 
@@ -102,10 +101,10 @@ def validate(instance_file: Instance, solution_file: SolutionFile) -> None:
     twice). A solution that names another instance is checked, with a
     warning.
     """
-    from hybridsched.storage import load_instance, load_solution
+    from hybridsched.storage import load_instance
 
     family, instance = load_instance(instance_file)
-    solution = load_solution(solution_file, family, instance, warn=ui.warn)
+    solution = read_solution(solution_file, family, instance)
     violations = family.check(instance, solution)
     if violations:
         for line in violations:
@@ -114,6 +113,29 @@ def validate(instance_file: Instance, solution_file: SolutionFile) -> None:
         raise typer.Exit(1)
     evaluation = family.evaluate(instance, solution)
     ui.echo(f"{solution_file}: valid; {family.objective_name} = {evaluation.objective:g}")
+
+
+def read_solution(path: Path, family: Any, instance: Any) -> Any:
+    """Load the solution at ``path``; a solution naming another instance is said once.
+
+    When it still fits the instance, that is a warning; when it does not, the
+    one error line says it too (the likely cause), instead of a warning line
+    before the error line.
+    """
+    from hybridsched.storage import load_solution
+
+    warnings: list[str] = []
+    try:
+        solution = load_solution(path, family, instance, warn=warnings.append)
+    except InputError as exc:
+        if warnings:
+            said = warnings[0].removeprefix(f"{path}: field instance: ")
+            raise InputError(f"{exc} ({said}: is it a solution of another instance?)"
+                             ) from None
+        raise
+    for line in warnings:
+        ui.warn(line)
+    return solution
 
 
 @app.command(epilog=EXIT_CODES, short_help="Compare methods: objective, gap, status, time.")
@@ -136,8 +158,11 @@ def compare(
 
     Runs on the campaign engine: in this process by default, on a local Dask
     cluster with --workers N (N > 1), or on an existing Dask cluster with
-    --scheduler. Exit code 1 when an instance is infeasible (its items are
-    named in the table and on standard error).
+    --scheduler. The table is printed in every case, a failed run with its
+    reason. Exit code 2 when a run found its instance unusable (one line
+    naming the file, the method and why); 1 when an instance is infeasible
+    (its items are named in the table and on standard error) or a run failed
+    otherwise.
     """
     if as_csv and as_json:
         raise typer.BadParameter("give --csv or --json, not both", param_hint="'--json'")
@@ -157,13 +182,31 @@ def compare(
         ui.echo(dumps_strict(records))
     else:
         _print_compare(records)
+    _end_compare(records, {path.stem: str(path) for path in reversed(files)})
+
+
+def _end_compare(records: list[dict[str, Any]], files: dict[str, str]) -> None:
+    """Exit 2 when a run found bad input (one line), 1 on infeasible or failed runs."""
+    from hybridsched.experiments.compare import failures
+
+    failed = failures(records)
+    bad = [f for f in failed if f.bad_input]
+    if bad:
+        first = bad[0]
+        more = len(failed) - 1
+        raise InputError(f"{files.get(first.instance, first.instance)}: method {first.method}: "
+                         f"{first.reason}" + (f" (and {more} more failed run{'s' * (more > 1)}"
+                                              ", see the table)" if more else ""))
     infeasible = {}
     for row in records:
         if row["status"] == "infeasible":
             infeasible.setdefault(row["instance"], row["message"] or "infeasible")
     for instance, message in infeasible.items():
         ui.error(f"{instance}: {message}")
-    if infeasible:
+    for failure in failed:
+        ui.error(f"{files.get(failure.instance, failure.instance)}: method {failure.method} "
+                 f"failed: {failure.reason}")
+    if infeasible or failed:
         raise typer.Exit(1)
 
 
@@ -171,7 +214,8 @@ def _print_compare(records: list[dict[str, Any]]) -> None:
     shown = ["instance", "method", "objective", "gap", "reference_kind", "status",
              "runtime_s"]
     headers = {"reference_kind": "gap to", "runtime_s": "time (s)"}
-    notes = any(r["status"] in ("infeasible", "no_solution") for r in records)
+    noted = ("infeasible", "no_solution", "failed")
+    notes = any(r["status"] in noted for r in records)
     table = ui.new_table()
     for column in shown:
         table.add_column(headers.get(column, column), justify="left" if column in
@@ -182,8 +226,7 @@ def _print_compare(records: list[dict[str, Any]]) -> None:
         cells = [ui.fmt(row[c], gap=c == "gap", digits=3 if c == "runtime_s" else None)
                  for c in shown]
         if notes:
-            cells.append(row["message"] if row["status"] in ("infeasible", "no_solution")
-                         else "")
+            cells.append((row["message"] or "") if row["status"] in noted else "")
         table.add_row(*cells)
     ui.print_table(table)
 

@@ -32,14 +32,15 @@ def gantt(
 
     An invalid solution is refused (exit code 1, with its violations).
     """
-    from hybridsched.storage import load_instance, load_solution
+    from hybridsched.cli.solving import read_solution
+    from hybridsched.storage import load_instance
 
     target = check_output_path(output, "-o", kind="plot",
                                inputs=[instance_file, solution_file])
     family, instance = load_instance(instance_file)
     from hybridsched.experiments.plots import gantt_for
 
-    solution = load_solution(solution_file, family, instance, warn=ui.warn)
+    solution = read_solution(solution_file, family, instance)
     violations = family.check(instance, solution)
     if violations:
         for line in violations:
@@ -69,7 +70,7 @@ def list_methods(
     from hybridsched.registry import methods
 
     rows = []
-    for name in [family] if family else family_names():
+    for name in family_names() if family is None else [family]:
         for method in methods(name).values():
             rows.append((name, method.name, "exact" if method.exact else "heuristic",
                          method.description))

@@ -9,6 +9,7 @@ one rule of :mod:`hybridsched.experiments.tables`. Nothing is stored.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ import pandas as pd
 
 from hybridsched.errors import InputError
 from hybridsched.experiments.engine import Progress, execute
+from hybridsched.experiments.runner import FAILED
 from hybridsched.experiments.runs import plan_runs
 from hybridsched.experiments.sources import file_source
 from hybridsched.experiments.spec import MethodEntry, campaign_from_parts
@@ -28,6 +30,39 @@ COLUMNS = [
     "instance", "family", "method", "status", "objective", "reference", "reference_kind",
     "gap", "bound", "runtime_s", "message",
 ]
+
+#: How a failed run's message starts when the run found its input unusable: the engine
+#: records what a run raised as ``"Type: last line"`` (:func:`runner.last_line`).
+BAD_INPUT = f"{InputError.__name__}: "
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A run of the table that produced no result, and why."""
+
+    instance: str
+    method: str
+    reason: str
+    bad_input: bool
+
+
+def failures(records: Sequence[dict[str, Any]]) -> list[Failure]:
+    """The failed runs of a comparison's ``records``, in table order.
+
+    A run that raised :class:`InputError` (say, a malleable instance whose
+    jobs cannot end within the time range, found only while simulating) is
+    bad input; any other failure (a method that raised, a worker that died)
+    is not.
+    """
+    found = []
+    for row in records:
+        if row.get("status") != FAILED:
+            continue
+        message = str(row.get("message") or "").strip() or "no reason recorded"
+        bad = message.startswith(BAD_INPUT)
+        found.append(Failure(str(row.get("instance")), str(row.get("method")),
+                             message.removeprefix(BAD_INPUT) if bad else message, bad))
+    return found
 
 
 def _entries(families: Sequence[str], method_names: Sequence[str] | None,
