@@ -28,6 +28,7 @@ import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from hybridsched.errors import InputError
 
@@ -157,25 +158,47 @@ def _open(path: Path):  # noqa: ANN202 (a binary file object, and its compressio
     return open(path, "rb"), ""
 
 
+#: Bytes read at a time by :func:`text_lines`.
+_CHUNK = 1 << 16
+
+_BOM = b"\xef\xbb\xbf"
+
+
+def _split_lines(handle: Any) -> Iterator[bytes]:
+    """Lines ended by LF, CRLF or a lone CR (old Mac files), endings kept.
+
+    A line longer than :data:`MAX_LINE_BYTES` is given as soon as it is, cut
+    (the caller refuses it): memory stays bounded on a file without line ends.
+    """
+    pending = b""
+    while chunk := handle.read(_CHUNK):
+        lines = (pending + chunk).splitlines(keepends=True)
+        # The last piece may go on in the next chunk (no ending yet, or "\r" before "\n").
+        pending = lines.pop() if not lines[-1].endswith(b"\n") else b""
+        yield from lines
+        if len(pending) > MAX_LINE_BYTES:
+            yield pending
+            return
+    if pending:
+        yield pending
+
+
 def text_lines(path: Path, kind: str = "SWF") -> Iterator[bytes]:
     """The lines of a (possibly compressed) text trace, with one-line errors.
 
-    ``kind`` names the expected format in the error for an overlong line.
+    Lines may end with LF, CRLF or CR alone; a UTF-8 byte-order mark before
+    the first line is dropped. ``kind`` names the expected format in the
+    error for an overlong line.
     """
     compression = ""
     try:
         handle, compression = _open(path)
         with handle:
-            number = 0
-            while True:
-                line = handle.readline(MAX_LINE_BYTES + 1)
-                if not line:
-                    return
-                number += 1
+            for number, line in enumerate(_split_lines(handle), start=1):
                 if len(line) > MAX_LINE_BYTES:
                     raise InputError(f"{path}:{number}: line longer than {MAX_LINE_BYTES} "
                                      f"bytes (is this an {kind} file?)")
-                yield line
+                yield line.removeprefix(_BOM) if number == 1 else line
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
     except IsADirectoryError:
