@@ -82,7 +82,7 @@ from hybridsched.experiments.sources import (
 from hybridsched.experiments.toml_lines import join_path as _join
 from hybridsched.experiments.toml_lines import load_toml, located
 from hybridsched.families import family_names, get_family
-from hybridsched.io.shared_data import shared_data_path
+from hybridsched.io.shared_data import data_variable_problem, shared_data_path
 from hybridsched.registry import check_options, check_run_settings, get_method
 from hybridsched.registry import methods as registered_methods
 
@@ -381,6 +381,10 @@ def _spec_path(pattern: str, folder: Path, path: str) -> str:
         rest = pattern.removeprefix("{data}").lstrip("/\\")
         first = rest.split("/")[0]
         named = bool(first) and not _magic(first)
+        problem = data_variable_problem()
+        if problem is not None:
+            raise _SpecError(path, f"{{data}}: {problem} (unset it to use ../shared/data "
+                                   "beside the checkout)")
         found = shared_data_path(first if named else ".")
         if found is None:
             raise _SpecError(path, f"{{data}}: no shared data folder holds {first!r} (set "

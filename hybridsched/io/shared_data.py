@@ -16,6 +16,24 @@ BRAUN_FOLDER = "braun-etc-512x16"
 NASA_TRACE = "traces/NASA-iPSC-1993-3.1-cln.swf.gz"
 
 
+#: The environment variable naming the data folder.
+DATA_VARIABLE = "HYBRIDSCHED_DATA"
+
+
+def data_variable_problem() -> str | None:
+    """Why ``$HYBRIDSCHED_DATA`` is unusable (set, and not a folder), or ``None``.
+
+    :func:`shared_data_path` then falls back to ``shared/data``; a command
+    that reads data for the user says this instead, rather than silently
+    reading other data than the folder the user named.
+    """
+    value = os.environ.get(DATA_VARIABLE)
+    if not value or os.path.isdir(value):
+        return None
+    what = "is not a folder" if os.path.exists(value) else "does not exist"
+    return f"${DATA_VARIABLE} is {value!r}, which {what}"
+
+
 def shared_data_path(relative: str) -> Path | None:
     """``relative`` inside the first data folder that has it, or ``None``."""
     checkout = Path(__file__).resolve().parents[3]
