@@ -95,6 +95,9 @@ def check_output_path(path: str | Path, option: str = "-o", *, kind: OutputKind 
         if allow_stdout:
             return Path("-")
         # Writers take "-" for standard output, which carries this command's own output.
+        if kind == "plot":
+            raise InputError(f"{option} -: a plot is drawn into a file; give a file name "
+                             "with its format's extension (png, svg, pdf, ...)")
         raise InputError(f"{option} -: standard output shows this command's results; give "
                          "a file name (./- for a file named '-')")
     target = Path(text)
