@@ -30,11 +30,12 @@ from hybridsched.io.documents import (
 
 FAMILY = "hybrid-deadline"
 
-#: Largest work of a task (GHz-hours) and latest deadline (hours): run times, VM hours
-#: and costs computed from them stay far inside a double (a price of 1e308 made the
-#: cost of one VM-hour infinite).
+#: Largest work of a task (GHz-hours) and latest deadline (hours): run times, VM hours,
+#: costs and the work machines can do by a deadline stay far inside a double (a price
+#: of 1e308 made the cost of one VM-hour infinite). Deadlines may be far away: a trace
+#: imported with a large --alpha has deadlines of millions of years.
 MAX_WORK = 1e9
-MAX_HOURS = 1e9
+MAX_HOURS = 1e15
 #: Core speeds (GHz) and VM prices (USD per hour) accepted.
 MIN_CAPACITY, MAX_CAPACITY = 1e-6, 1e6
 MAX_PRICE = 1e9
