@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from corpus import assert_one_error_line, drop, set_in, write
 
 ROOT = Path(__file__).resolve().parents[2]
 MAL_FILE = ROOT / "instances" / "malleable" / "batch-04.json"
@@ -55,15 +56,6 @@ MAL_SOL, GANG_SOL = _solutions()
 
 
 # -- builders ---------------------------------------------------------------------------
-def write(tmp: Path, name: str, content: str | bytes) -> str:
-    path = tmp / name
-    if isinstance(content, bytes):
-        path.write_bytes(content)
-    else:
-        path.write_text(content)
-    return str(path)
-
-
 def edited(base: dict, change: Callable[[dict], object]) -> str:
     document = copy.deepcopy(base)
     change(document)
@@ -103,31 +95,6 @@ def raw(base: dict, old: str, new: str) -> str:
     text = json.dumps(base)
     assert old in text, old
     return text.replace(old, new, 1)
-
-
-def set_in(path: str, value: object) -> Callable[[dict], None]:
-    """A change that sets ``document[a][b]...`` given as ``"a.b.c"`` (list indexes allowed)."""
-    def change(document: dict) -> None:
-        *parents, last = path.split(".")
-        node = document
-        for part in parents:
-            node = node[int(part)] if isinstance(node, list) else node[part]
-        if isinstance(node, list):
-            node[int(last)] = value
-        else:
-            node[last] = value
-    return change
-
-
-def drop(path: str) -> Callable[[dict], None]:
-    """A change that deletes ``document[a][b]...``."""
-    def change(document: dict) -> None:
-        *parents, last = path.split(".")
-        node = document
-        for part in parents:
-            node = node[int(part)] if isinstance(node, list) else node[part]
-        del node[int(last) if isinstance(node, list) else last]
-    return change
 
 
 def both(*changes: Callable[[dict], object]) -> Callable[[dict], None]:
@@ -740,11 +707,7 @@ def test_bad_input_is_one_line_with_exit_code_2(tmp_path, cli, argv, fragment):
     args = argv(tmp_path)
     before = {p: p.exists() for p in _outputs(args)}
     code, out, err = cli(*args)
-    assert "Traceback" not in out + err
-    lines = err.strip().splitlines()
-    assert code == 2, (code, err)
-    assert len(lines) == 1, err
-    assert lines[0].startswith("error: ") and fragment in lines[0], lines[0]
+    assert_one_error_line(code, out, err, fragment)
     for path, existed in before.items():  # nothing new is written, and inputs stay
         assert path.exists() == existed, path
 

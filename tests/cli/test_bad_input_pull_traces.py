@@ -24,6 +24,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from corpus import assert_one_error_line, drop, set_in, write
 
 #: A folder nobody may write in, root included (the tests run as root in CI).
 UNWRITABLE = "/proc"
@@ -47,40 +48,6 @@ SWF_RECORD = "{n} {submit} -1 {run} {procs} -1 -1 {procs} -1 -1 1 1 1 -1 -1 -1 -
 
 
 # -- builders ---------------------------------------------------------------------------
-
-def write(tmp: Path, name: str, content: str | bytes) -> str:
-    path = tmp / name
-    if isinstance(content, bytes):
-        path.write_bytes(content)
-    else:
-        path.write_text(content)
-    return str(path)
-
-
-def set_in(path: str, value: object) -> Callable[[dict], None]:
-    """A change that sets ``document[a][b]...`` given as ``"a.b.c"`` (list indexes allowed)."""
-    def change(document: dict) -> None:
-        *parents, last = path.split(".")
-        node = document
-        for part in parents:
-            node = node[int(part)] if isinstance(node, list) else node[part]
-        if isinstance(node, list):
-            node[int(last)] = value
-        else:
-            node[last] = value
-    return change
-
-
-def drop(path: str) -> Callable[[dict], None]:
-    """A change that removes the last key of ``path``."""
-    def change(document: dict) -> None:
-        *parents, last = path.split(".")
-        node = document
-        for part in parents:
-            node = node[int(part)] if isinstance(node, list) else node[part]
-        del node[last]
-    return change
-
 
 def inst(tmp: Path, change: Callable[[dict], object] = lambda d: None,
          name: str = "i.json") -> str:
@@ -698,11 +665,7 @@ def test_bad_input_is_one_line_with_exit_code_2(tmp_path, cli, argv, fragment):
         pytest.skip("needs /proc to have a folder nobody can write in")
     before = _tree(tmp_path)
     code, out, err = cli(*args)
-    assert "Traceback" not in out + err
-    lines = err.strip().splitlines()
-    assert code == 2, (code, err)
-    assert len(lines) == 1, err
-    assert lines[0].startswith("error: ") and fragment in lines[0], lines[0]
+    assert_one_error_line(code, out, err, fragment)
     assert _tree(tmp_path) == before  # nothing written, made or left behind
 
 

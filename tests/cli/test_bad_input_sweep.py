@@ -28,6 +28,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from corpus import assert_one_error_line, set_in, write
 
 ROOT = Path(__file__).resolve().parents[2]
 INSTANCES = ROOT / "instances"
@@ -53,16 +54,6 @@ Argv = Callable[[Path], list]
 
 # -- builders -----------------------------------------------------------------------------
 
-def write(tmp: Path, name: str, content: str | bytes) -> str:
-    path = tmp / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(content, bytes):
-        path.write_bytes(content)
-    else:
-        path.write_text(content)
-    return str(path)
-
-
 def loop(tmp: Path, name: str = "loop") -> str:
     """A symbolic link in a loop of two (``name`` -> ``name.2`` -> ``name``)."""
     first, second = tmp / name, tmp / f"{name}.2"
@@ -70,20 +61,6 @@ def loop(tmp: Path, name: str = "loop") -> str:
         first.symlink_to(second.name)
         second.symlink_to(first.name)
     return str(first)
-
-
-def set_in(path: str, value: object) -> Callable[[dict], None]:
-    """A change that sets ``document[a][b]...`` given as ``"a.b.c"`` (list indexes allowed)."""
-    def change(document: dict) -> None:
-        *parents, last = path.split(".")
-        node = document
-        for part in parents:
-            node = node[int(part)] if isinstance(node, list) else node[part]
-        if isinstance(node, list):
-            node[int(last)] = value
-        else:
-            node[last] = value
-    return change
 
 
 def changed(source: Path, change: Callable[[dict], object], name: str = "i.json") -> Callable[
@@ -594,11 +571,7 @@ def test_bad_input_is_one_line_with_exit_code_2(tmp_path, cli, monkeypatch, argv
         pytest.skip(f"no {FULL} on this system")
     before = _tree(tmp_path)
     code, out, err = cli(*args)
-    assert "Traceback" not in out + err
-    lines = err.strip().splitlines()
-    assert code == 2, (code, err)
-    assert len(lines) == 1, err
-    assert lines[0].startswith("error: ") and fragment in lines[0], lines[0]
+    assert_one_error_line(code, out, err, fragment)
     assert _tree(tmp_path) == before  # nothing written, made or left behind
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from corpus import assert_one_error_line, write
 
 from .conftest import INSTANCES
 
@@ -44,12 +45,7 @@ def spec(text: str, files: dict[str, str | bytes] | None = None, *, options: tup
     """A ``campaign --serial`` call on a spec of ``text`` (with side ``files``)."""
     def argv(tmp: Path) -> list:
         for name, content in (files or {}).items():
-            path = tmp / name
-            path.parent.mkdir(parents=True, exist_ok=True)
-            if isinstance(content, bytes):
-                path.write_bytes(content)
-            else:
-                path.write_text(content)
+            write(tmp, name, content)
         path = tmp / "spec.toml"
         path.write_text(text)
         return ["campaign", path, "-o", tmp / "out", "--serial", *options]
@@ -735,11 +731,7 @@ def test_bad_input_is_one_line_with_exit_code_2(tmp_path, cli, argv, fragment):
     args = argv(tmp_path)
     before = {path: _snapshot(path) for path in _outputs(args)}
     code, out, err = cli(*args)
-    assert "Traceback" not in out + err
-    lines = err.strip().splitlines()
-    assert code == 2, (code, err)
-    assert len(lines) == 1, err
-    assert lines[0].startswith("error: ") and fragment in lines[0], lines[0]
+    assert_one_error_line(code, out, err, fragment)
     for path, was in before.items():  # nothing written, made or changed
         assert _snapshot(path) == was, path
 

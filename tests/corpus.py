@@ -1,0 +1,58 @@
+"""What the bad-input corpora share: file and document builders, and the one-line check.
+
+Each corpus (``tests/cli/test_bad_input*.py``, ``tests/experiments/test_bad_input_campaigns.py``)
+is a list of ``(id, argv builder, fragment)`` cases; every case must end with exit
+code 2 and exactly one ``error:`` line holding the fragment, without a traceback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+
+def write(tmp: Path, name: str, content: str | bytes) -> str:
+    """Write ``content`` at ``tmp/name`` (folders made) and return the path as text."""
+    path = tmp / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content)
+    return str(path)
+
+
+def _parent(document: dict, path: str) -> tuple[object, str]:
+    *parents, last = path.split(".")
+    node: object = document
+    for part in parents:
+        node = node[int(part)] if isinstance(node, list) else node[part]  # type: ignore[index]
+    return node, last
+
+
+def set_in(path: str, value: object) -> Callable[[dict], None]:
+    """A change that sets ``document[a][b]...`` given as ``"a.b.c"`` (list indexes allowed)."""
+    def change(document: dict) -> None:
+        node, last = _parent(document, path)
+        if isinstance(node, list):
+            node[int(last)] = value
+        else:
+            node[last] = value  # type: ignore[index]
+    return change
+
+
+def drop(path: str) -> Callable[[dict], None]:
+    """A change that deletes ``document[a][b]...`` (list indexes allowed)."""
+    def change(document: dict) -> None:
+        node, last = _parent(document, path)
+        del node[int(last) if isinstance(node, list) else last]  # type: ignore[union-attr]
+    return change
+
+
+def assert_one_error_line(code: int, out: str, err: str, fragment: str) -> None:
+    """Exit code 2, one ``error:`` line on standard error holding ``fragment``, no traceback."""
+    assert "Traceback" not in out + err
+    lines = err.strip().splitlines()
+    assert code == 2, (code, err)
+    assert len(lines) == 1, err
+    assert lines[0].startswith("error: ") and fragment in lines[0], lines[0]
