@@ -151,44 +151,52 @@ def _dispatch(argv: list[str]) -> int:
     try:
         command = _quarantine_bodies(typer.main.get_command(app))
         code = command.main(args=argv, prog_name="hybridsched", standalone_mode=False)
-    except NoArgsIsHelpError as exc:  # "hybridsched" alone: print the help
+    except BaseException as exc:
+        if requested():
+            # Whatever Ctrl-C became on its way out (a solver's error, a failed
+            # selection, an exit), it is reported as the interrupt, in one line.
+            return INTERRUPTED
+        return _exit_code(exc)
+    return code if isinstance(code, int) else 0
+
+
+def _exit_code(exc: BaseException) -> int:
+    """Report how a command ended (one line at most) and return its exit code."""
+    if isinstance(exc, NoArgsIsHelpError):  # "hybridsched" alone: print the help
         message = exc.format_message()  # the help text itself
         if message.strip():
             ui.echo(message)
         return 0
-    except UsageError as exc:
+    if isinstance(exc, UsageError):
         return _usage_error(exc)
-    except ClickException as exc:
+    if isinstance(exc, ClickException):
         error(exc.format_message())
         return exc.exit_code
-    except Abort:  # click's word for Ctrl-C at a prompt
+    if isinstance(exc, Abort | KeyboardInterrupt):  # Abort: click's word for Ctrl-C
         return INTERRUPTED
-    except InputError as exc:
+    if isinstance(exc, InputError):
         error(str(exc))
         return 2
-    except InfeasibleInstanceError as exc:
+    if isinstance(exc, InfeasibleInstanceError):
         error(f"infeasible: {exc}")
         return 1
-    except KeyboardInterrupt:
-        return INTERRUPTED
-    except BrokenPipeError:
+    if isinstance(exc, BrokenPipeError):
         return BROKEN_PIPE  # the reader of our output went away (e.g. '| head'): stop quietly
-    except SystemExit as exc:  # typer.Exit, or a library's sys.exit (highspy after 5 Ctrl-C)
+    if isinstance(exc, SystemExit):  # typer.Exit, or a library's sys.exit
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    except MemoryError:
+    if isinstance(exc, MemoryError):
         error("out of memory: the instance is too large for this method")
         return 1
-    except ClusterError as exc:
+    if isinstance(exc, ClusterError):
         error(str(exc))
         return 1
-    except RuntimeError as exc:
-        if isinstance(exc, RecursionError | NotImplementedError):
-            return _internal(exc)
+    if isinstance(exc, RuntimeError) and not isinstance(exc, RecursionError
+                                                        | NotImplementedError):
         error(f"solver error: {exc}")  # e.g. HiGHS stopped without a solution
         return 1
-    except Exception as exc:
+    if isinstance(exc, Exception):
         return _internal(exc)
-    return code if isinstance(code, int) else 0
+    raise exc  # GeneratorExit and the like: not ours to turn into an exit code
 
 
 def _internal(exc: BaseException) -> int:

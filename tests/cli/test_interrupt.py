@@ -117,8 +117,10 @@ def test_a_second_ctrl_c_is_still_an_interrupt(work):
     assert err.splitlines() == ["error: interrupted"]
 
 
-def test_the_interrupt_flag_turns_any_result_into_an_interrupt(cli, monkeypatch):
-    """A method that swallows Ctrl-C (as HiGHS does) still yields exit 130, no result."""
+@pytest.mark.parametrize("ending", ["result", "solver-error", "exit"])
+def test_the_interrupt_flag_turns_any_ending_into_an_interrupt(cli, ending):
+    """A method that swallows Ctrl-C (as HiGHS does) and returns a result, fails, or exits:
+    exit 130 and one line all the same, never a result."""
     from hybridsched import interrupt
     from hybridsched.registry import _METHODS, register_method
 
@@ -128,6 +130,10 @@ def test_the_interrupt_flag_turns_any_result_into_an_interrupt(cli, monkeypatch)
     def swallowing(instance, *, seed=0, time_limit=None):
         calls.append(1)
         interrupt.request()  # as the signal handler would, inside a solver that carries on
+        if ending == "solver-error":
+            raise RuntimeError("candidate selection: HiGHS ended Not Solved")
+        if ending == "exit":
+            raise SystemExit(1)  # highspy's reaction to its fifth Ctrl-C
         return _METHODS["hybrid-deadline"]["cdf"].func(instance, seed=seed,
                                                         time_limit=time_limit)
 
