@@ -67,8 +67,8 @@ def campaign(
     _refuse_in_store(output, "-o", itself=False)
     if csv is not None:
         _refuse_in_store(csv, "--csv", itself=True)
-    check_resume(output, loaded.name, warn=ui.warn)  # and any damage, before any run
-    for line in version_changes(output):
+    stored = check_resume(output, loaded.name, warn=ui.warn)  # before the folder is made
+    for line in version_changes(stored):
         ui.warn(f"{output}: resuming a campaign whose stored runs were made with other "
                 f"versions: {line}")
     folder = check_output_folder(output, "-o")

@@ -16,7 +16,7 @@ from hybridsched import interrupt
 from hybridsched.experiments.engine import Execution, Progress, execute
 from hybridsched.experiments.runs import MAX_RUNS, Run, plan_runs
 from hybridsched.experiments.spec import Campaign, load_spec
-from hybridsched.experiments.store import ResultStore, check_resume, stored_provenances
+from hybridsched.experiments.store import ResultStore, check_resume
 from hybridsched.io.outputs import check_output_folder
 
 
@@ -41,17 +41,19 @@ class CampaignSummary:
         return dict(vars(self))
 
 
-def version_changes(folder: str | Path) -> list[str]:
-    """How the versions that made a store's runs differ from this process's, one line each.
+def version_changes(records: list[dict[str, Any]]) -> list[str]:
+    """How the versions that made stored runs differ from this process's, one line each.
 
-    Empty when every stored run was made with today's versions (or the store
-    is new). Runs of other hybridsched code have other keys, so they are kept
-    apart and run again; runs made with other library versions are not.
+    ``records`` are the store's provenance records (what
+    :func:`~hybridsched.experiments.store.check_resume` returns). Empty when
+    every stored run was made with today's versions. Runs of other
+    hybridsched code have other keys, so they are kept apart and run again;
+    runs made with other library versions are not.
     """
     from hybridsched.provenance import changes, provenance
 
     now = provenance()
-    found = (", ".join(changes(before, now)) for before in stored_provenances(folder))
+    found = (", ".join(changes(before, now)) for before in records)
     return sorted({line for line in found if line})
 
 

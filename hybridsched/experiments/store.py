@@ -503,9 +503,12 @@ def check_store_folder(folder: str | Path) -> Path:
     return folder
 
 
-def read_store(folder: str | Path, *, warn: Callable[[str], None] | None = None
-               ) -> pa.Table:
+def read_store(folder: str | Path, *, warn: Callable[[str], None] | None = None,
+               columns: list[str] | None = None) -> pa.Table:
     """Every stored row (parts and journals of a campaign still running), keys unique.
+
+    ``columns`` reads only those (and ``key``) from the parts, which are then
+    checked in those columns only.
 
     Raises
     ------
@@ -520,20 +523,24 @@ def read_store(folder: str | Path, *, warn: Callable[[str], None] | None = None
     # part while they are read: then read them again.
     for _ in range(READ_ATTEMPTS - 1):
         with contextlib.suppress(_VanishedError):
-            return _read_once(folder, warn)
+            return _read_once(folder, warn, columns)
     try:
-        return _read_once(folder, warn)
+        return _read_once(folder, warn, columns)
     except _VanishedError as exc:
         raise InputError(f"{exc.args[0]}: vanished while the store was read (a campaign is "
                          "writing into it?); try again") from None
 
 
-def _read_once(folder: Path, warn: Callable[[str], None] | None) -> pa.Table:
-    table = _read_parts(_parts(folder))
+def _read_once(folder: Path, warn: Callable[[str], None] | None,
+               columns: list[str] | None = None) -> pa.Table:
+    wanted = None if columns is None else ["key", *(c for c in columns if c != "key")]
+    table = _read_parts(_parts(folder), wanted)
     journal_rows = [row for journal in _journals(folder)
                     for row in _journal_rows(journal, warn)]
     if journal_rows:
-        table = pa.concat_tables([table, _to_table(journal_rows)])
+        journaled = _to_table(journal_rows)
+        table = pa.concat_tables([table, journaled if wanted is None
+                                  else journaled.select(wanted)])
     return _unique(table)
 
 
@@ -563,8 +570,11 @@ def stored_campaigns(folder: str | Path, *, warn: Callable[[str], None] | None =
     folder = Path(folder)
     if not (folder.is_dir() and is_store(folder)):
         return []
-    names = {name for name in read_store(folder, warn=warn).column("campaign").to_pylist()
-             if name}
+    return _campaign_names(folder, read_store(folder, warn=warn, columns=["campaign"]))
+
+
+def _campaign_names(folder: Path, table: pa.Table) -> list[str]:
+    names = {name for name in table.column("campaign").to_pylist() if name}
     if not names and (folder / SPEC_COPY).is_file():
         import tomllib
 
@@ -572,44 +582,45 @@ def stored_campaigns(folder: str | Path, *, warn: Callable[[str], None] | None =
             spec = tomllib.loads((folder / SPEC_COPY).read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
             spec = {}
-        table = spec.get("campaign")
-        name = table.get("name") if isinstance(table, dict) else None
+        section = spec.get("campaign")
+        name = section.get("name") if isinstance(section, dict) else None
         if isinstance(name, str) and name:
             names.add(name)
     return sorted(names)
 
 
 def check_resume(folder: str | Path, campaign: str, *,
-                 warn: Callable[[str], None] | None = None) -> None:
+                 warn: Callable[[str], None] | None = None) -> list[dict[str, Any]]:
     """Refuse to run ``campaign`` into a store that another campaign wrote.
 
     The same campaign (the same name) with a grown spec is a resume; a store
-    of another name is somebody else's results. Also reads the whole store,
-    so that damage is reported before any run (:func:`read_store`).
+    of another name is somebody else's results. Damage in the columns read
+    here is reported now; :class:`ResultStore` checks every column when it
+    opens the store, still before any run.
+
+    Returns
+    -------
+    list[dict]
+        The distinct provenance records of the stored rows
+        (:mod:`hybridsched.provenance`; none for a new store, or for rows
+        stored before versions were recorded).
 
     Raises
     ------
     InputError
         Naming the folder and both campaigns.
     """
-    names = stored_campaigns(folder, warn=warn)
+    folder = Path(folder)
+    if not (folder.is_dir() and is_store(folder)):
+        return []
+    table = read_store(folder, warn=warn, columns=["campaign", "versions"])
+    names = _campaign_names(folder, table)
     if names and campaign not in names:
         other = names[0] if len(names) == 1 else ", ".join(repr(n) for n in names)
         stored = f"campaign {other!r}" if len(names) == 1 else f"campaigns {other}"
         raise InputError(f"{folder}: this result store holds {stored}, not {campaign!r}; "
                          "give another folder, or the same name to extend that campaign")
-
-
-def stored_provenances(folder: str | Path) -> list[dict[str, Any]]:
-    """The distinct provenance records of a store's rows (:mod:`hybridsched.provenance`).
-
-    Rows of stores written before versions were recorded have none; an empty
-    list for a folder that is not a store yet.
-    """
-    folder = Path(folder)
-    if not (folder.is_dir() and is_store(folder)):
-        return []
-    texts = {t for t in read_store(folder).column("versions").to_pylist() if t}
+    texts = {text for text in table.column("versions").to_pylist() if text}
     return [json.loads(text) for text in sorted(texts)]
 
 

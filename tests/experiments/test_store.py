@@ -108,11 +108,11 @@ def test_a_reader_tries_again_when_a_running_campaign_moves_files(tmp_path, monk
         store.add([_row("a")])
     real, calls = store_module._read_once, []
 
-    def moving(folder, warn):
+    def moving(folder, warn, columns=None):
         calls.append(1)
         if len(calls) < 3:
             raise store_module._VanishedError(folder / "part-gone.parquet")
-        return real(folder, warn)
+        return real(folder, warn, columns)
 
     monkeypatch.setattr(store_module, "_read_once", moving)
     assert read_store(tmp_path).num_rows == 1 and len(calls) == 3
