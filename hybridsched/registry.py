@@ -175,19 +175,16 @@ def run_method(
     start, cpu_start = time.perf_counter(), time.process_time()
     try:
         produced = method.func(instance, seed=seed, time_limit=time_limit, **options)
-    except InfeasibleInstanceError as exc:
-        interrupt.raise_if_requested()
-        runtime = time.perf_counter() - start
-        return Result(name, family, Status.INFEASIBLE, runtime_s=runtime, seed=seed,
-                      message=str(exc))
-    except MethodFailedError as exc:
-        interrupt.raise_if_requested()
-        runtime = time.perf_counter() - start
-        return Result(name, family, Status.NO_SOLUTION, runtime_s=runtime, seed=seed,
-                      message=str(exc))
+    except (InfeasibleInstanceError, MethodFailedError) as exc:
+        produced = exc
     # Whatever the method made of a Ctrl-C (a solver's "interrupted" status, an
-    # incumbent kept as "feasible"), an interrupted run is never a result.
+    # incumbent kept as "feasible", a failure), an interrupted run is never a result.
     interrupt.raise_if_requested()
+    if isinstance(produced, InfeasibleInstanceError | MethodFailedError):
+        status = (Status.INFEASIBLE if isinstance(produced, InfeasibleInstanceError)
+                  else Status.NO_SOLUTION)
+        return Result(name, family, status, runtime_s=time.perf_counter() - start,
+                      seed=seed, message=str(produced))
     runtime, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     if isinstance(produced, Result):
         result = produced

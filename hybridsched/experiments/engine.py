@@ -84,11 +84,6 @@ class Execution:
 Progress = Callable[[Counts, str | None], None]
 
 
-def default_workers() -> int:
-    """Cores this process may use."""
-    return cores()
-
-
 def execute(runs: Sequence[Run], on_row: Callable[[dict[str, Any]], None], *,
             mode: str = "serial", workers: int | None = None,
             scheduler: str | None = None, progress: Progress | None = None) -> Execution:
@@ -186,11 +181,11 @@ def _client(scheduler: str | None, workers: int | None
     quiet = logging.getLogger("distributed")
     level = quiet.level
     quiet.setLevel(logging.CRITICAL)  # worker deaths are reported as rows, not log noise
-    cluster, n = None, 0
+    cluster, n, earlier = None, 0, set()
     try:
         with contextlib.ExitStack() as stack:
             if scheduler is None:
-                n = workers or default_workers()
+                n = workers or cores()
                 stack.enter_context(_workers_ignore_sigint())
                 try:
                     earlier = _children()
@@ -201,7 +196,6 @@ def _client(scheduler: str | None, workers: int | None
                                                processes=True, dashboard_address=DASHBOARD,
                                                silence_logs=logging.CRITICAL)
                         client = Client(cluster, set_as_default=False)
-                        cluster.hybridsched_earlier_children = earlier
                 except RuntimeError as exc:
                     raise ClusterError(
                         f"could not start a local Dask cluster ({last_line(exc)}); from a "
@@ -227,7 +221,7 @@ def _client(scheduler: str | None, workers: int | None
                 hurry = True  # the user waits: runs in flight are not worth finishing
                 raise
             finally:
-                _shut_down(client, cluster, hurry)
+                _shut_down(client, cluster, earlier if hurry else None)
     finally:
         quiet.setLevel(level)
 
@@ -239,19 +233,21 @@ def _children() -> set[int]:
     return {child.pid for child in psutil.Process().children(recursive=True)}
 
 
-def _shut_down(client: Any, cluster: Any, hurry: bool) -> None:
+def _shut_down(client: Any, cluster: Any, hurry_past: set[int] | None) -> None:
     """Close the client and the cluster; after Ctrl-C, end its worker processes at once.
 
     A worker busy in a solver cannot stop its run, so a graceful close waits
-    for it (seconds); after Ctrl-C the processes this cluster started are
+    for it (seconds). After Ctrl-C, ``hurry_past`` holds the children this
+    process had before the cluster started: the others, the cluster's, are
     ended instead, so none outlives the command.
     """
+    import psutil
+
+    hurry = hurry_past is not None
     workers = []
     if cluster is not None and hurry:
-        import psutil
-
         workers = [p for p in psutil.Process().children(recursive=True)
-                   if p.pid not in getattr(cluster, "hybridsched_earlier_children", ())]
+                   if p.pid not in hurry_past]
         for process in workers:
             with contextlib.suppress(psutil.Error):
                 process.terminate()
@@ -261,8 +257,6 @@ def _shut_down(client: Any, cluster: Any, hurry: bool) -> None:
         with contextlib.suppress(Exception):
             cluster.close(timeout=1 if hurry else 5)
     if workers:
-        import psutil
-
         _, alive = psutil.wait_procs(workers, timeout=2)
         for process in alive:
             with contextlib.suppress(psutil.Error):

@@ -180,26 +180,29 @@ def _provenance_section(df: pd.DataFrame) -> list[_Block]:
     """What made the runs (one row per distinct set of versions) and this report."""
     from hybridsched.provenance import provenance
 
+    now = provenance()
     blocks: list[_Block] = [_Heading(2, "Produced by")]
-    texts = df["versions"].dropna() if "versions" in df else pd.Series(dtype=object)
-    records = [json.loads(text) for text in texts if isinstance(text, str) and text]
-    records = [record for record in records if record]  # {}: nothing recorded
+    texts = df["versions"] if "versions" in df else pd.Series(dtype=object)
+    # Rows share a handful of distinct records: count them before parsing any.
+    counts = texts[texts.map(lambda t: isinstance(t, str))].value_counts(sort=False)
+    records = [(json.loads(text), runs) for text, runs in counts.items()]
+    records = [(record, runs) for record, runs in records if record]  # {}: nothing recorded
     if records:
-        table = pd.DataFrame(records).astype("string").fillna("-")
-        known = [name for name in provenance() if name in table.columns]
+        table = pd.DataFrame([record for record, _ in records]).astype("string").fillna("-")
+        known = [name for name in now if name in table.columns]
         table = table[known + [name for name in table.columns if name not in known]]
-        names = list(table.columns)
-        counted = table.groupby(names, sort=False).size().reset_index(name="runs")
+        table["runs"] = [runs for _, runs in records]
+        counted = table.groupby(list(table.columns[:-1]), sort=False)["runs"].sum()
         blocks += [_Text("The versions of hybridsched and of the libraries the runs were made "
                          "with, and the cores of the machine that ran them:"),
-                   _Table(counted.astype(str))]
+                   _Table(counted.reset_index().astype(str))]
         if len(counted) > 1:
             blocks.append(_Text("Warning: the runs were made with different versions."))
     else:
         blocks.append(_Text("The runs do not record the versions that made them (a store "
                             "written before versions were recorded)."))
     blocks.append(_Text("This report: " + ", ".join(f"{name} {value}" for name, value
-                                                    in provenance().items()) + "."))
+                                                    in now.items()) + "."))
     return blocks
 
 
