@@ -15,16 +15,13 @@ and so the stored results, of the method it hides).
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import importlib.util
 import os
 import signal
 import sys
-import threading
 import traceback
-from collections.abc import Callable, Iterator, Sequence
-from types import FrameType
+from collections.abc import Sequence
 from typing import Any
 
 from hybridsched.errors import InputError
@@ -64,14 +61,13 @@ def import_plugins(paths: Sequence[str]) -> None:
         # Registered before running it, as ``import`` does: pickled functions and
         # dataclasses of the plugin must find their module.
         sys.modules[name] = module
-        with _sigint_seen() as seen:
-            try:
-                spec.loader.exec_module(module)
-            except BaseException as exc:  # noqa: BLE001 - every way out is the plugin's fault
-                del sys.modules[name]
-                if isinstance(exc, KeyboardInterrupt) and seen():
-                    raise
-                raise InputError(_import_failure(path, exc)) from None
+        try:
+            spec.loader.exec_module(module)
+        except BaseException as exc:  # noqa: BLE001 - every way out is the plugin's fault
+            del sys.modules[name]
+            if isinstance(exc, KeyboardInterrupt) and _from_ctrl_c():
+                raise
+            raise InputError(_import_failure(path, exc)) from None
         try:
             _refuse_replaced_methods(path, before)
         except InputError:
@@ -92,31 +88,16 @@ def _import_failure(path: str, exc: BaseException) -> str:
     return f"{where}: plugin failed to import: {last}"
 
 
-@contextlib.contextmanager
-def _sigint_seen() -> Iterator[Callable[[], bool]]:
-    """Record whether SIGINT arrives in the block, keeping whatever handles it now.
+def _from_ctrl_c() -> bool:
+    """Whether a ``KeyboardInterrupt`` raised during an import is the user's Ctrl-C.
 
-    A ``KeyboardInterrupt`` during an import is the user's Ctrl-C only if the
-    signal came; otherwise the plugin raised it itself. Signals reach only
-    the main thread, and a default (fatal) or ignored SIGINT never raises.
+    Under the command line, the SIGINT handler records every Ctrl-C
+    (:mod:`hybridsched.interrupt`): one it did not record, the plugin raised
+    itself. Without it (Python's own handler), it is taken as the user's.
     """
-    arrived: list[bool] = []
-    previous = (signal.getsignal(signal.SIGINT)
-                if threading.current_thread() is threading.main_thread() else None)
-    if not callable(previous):
-        yield lambda: False
-        return
-    handler: Callable[[int, FrameType | None], Any] = previous
+    from hybridsched import interrupt
 
-    def record(signum: int, frame: FrameType | None) -> Any:
-        arrived.append(True)
-        return handler(signum, frame)
-
-    signal.signal(signal.SIGINT, record)
-    try:
-        yield lambda: bool(arrived)
-    finally:
-        signal.signal(signal.SIGINT, previous)
+    return interrupt.requested() or signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
 def _registered() -> dict[tuple[str, str], Any]:
