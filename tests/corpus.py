@@ -7,6 +7,8 @@ code 2 and exactly one ``error:`` line holding the fragment, without a traceback
 
 from __future__ import annotations
 
+import copy
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -20,6 +22,20 @@ def write(tmp: Path, name: str, content: str | bytes) -> str:
     else:
         path.write_text(content)
     return str(path)
+
+
+def edited(base: dict, change: Callable[[dict], object]) -> str:
+    """The JSON text of a copy of ``base`` with ``change`` applied (``base`` is kept)."""
+    document = copy.deepcopy(base)
+    change(document)
+    return json.dumps(document)
+
+
+def replaced(base: dict, old: str, new: str) -> str:
+    """The JSON text of ``base`` with one literal replaced (it must be there)."""
+    text = json.dumps(base)
+    assert old in text, old
+    return text.replace(old, new, 1)
 
 
 def _parent(document: dict, path: str) -> tuple[object, str]:

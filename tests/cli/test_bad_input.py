@@ -6,14 +6,13 @@ that names the file, line, field or option, and never a traceback.
 
 from __future__ import annotations
 
-import copy
 import gzip
 import json
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from corpus import assert_one_error_line, set_in, write
+from corpus import assert_one_error_line, edited, replaced, set_in, write
 
 ROOT = Path(__file__).resolve().parents[2]
 HD_FILE = ROOT / "instances" / "hybrid-deadline" / "small-01.json"
@@ -25,22 +24,16 @@ RECORD = "{n} 0 -1 {run} {procs} -1 -1 {procs} -1 -1 1 1 1 -1 -1 -1 -1 -1\n"
 
 
 def hd(tmp: Path, change: Callable[[dict], object], name: str = "hd.json") -> str:
-    document = copy.deepcopy(HD)
-    change(document)
-    return write(tmp, name, json.dumps(document))
+    return write(tmp, name, edited(HD, change))
 
 
 def bs(tmp: Path, change: Callable[[dict], object], name: str = "bs.json") -> str:
-    document = copy.deepcopy(BS)
-    change(document)
-    return write(tmp, name, json.dumps(document))
+    return write(tmp, name, edited(BS, change))
 
 
 def hd_raw(tmp: Path, old: str, new: str) -> str:
     """The default instance's JSON text with one literal replaced (count 1)."""
-    text = json.dumps(HD)
-    assert old in text
-    return write(tmp, "raw.json", text.replace(old, new, 1))
+    return write(tmp, "raw.json", replaced(HD, old, new))
 
 
 def swf(tmp: Path, *records: str, header: str = "; Computer: X\n", name: str = "t.swf") -> str:

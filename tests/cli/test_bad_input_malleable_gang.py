@@ -11,7 +11,6 @@ output file behind.
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 import tempfile
@@ -19,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from corpus import assert_one_error_line, drop, set_in, write
+from corpus import assert_one_error_line, drop, edited, replaced, set_in, write
 
 ROOT = Path(__file__).resolve().parents[2]
 MAL_FILE = ROOT / "instances" / "malleable" / "batch-04.json"
@@ -56,12 +55,6 @@ MAL_SOL, GANG_SOL = _solutions()
 
 
 # -- builders ---------------------------------------------------------------------------
-def edited(base: dict, change: Callable[[dict], object]) -> str:
-    document = copy.deepcopy(base)
-    change(document)
-    return json.dumps(document)
-
-
 def mal(tmp: Path, change: Callable[[dict], object] = lambda d: None) -> str:
     return write(tmp, "m.json", edited(MAL, change))
 
@@ -89,12 +82,6 @@ def graphml(tmp: Path, old: str, new: str) -> str:
 
 def toml(tmp: Path, text: str, name: str = "t.toml") -> str:
     return write(tmp, name, text)
-
-
-def raw(base: dict, old: str, new: str) -> str:
-    text = json.dumps(base)
-    assert old in text, old
-    return text.replace(old, new, 1)
 
 
 def both(*changes: Callable[[dict], object]) -> Callable[[dict], None]:
@@ -147,16 +134,16 @@ CASES: list[Case] = [
     ("m-not-utf8", lambda t: solve(write(t, "u.json", b"\xff\xfe\x00{")), "not UTF-8"),
     ("m-top-level-list", lambda t: solve(write(t, "l.json", "[1, 2]")),
      "expected a JSON object"),
-    ("m-nan-literal", lambda t: solve(write(t, "n.json", raw(MAL, '"size": 75.0',
+    ("m-nan-literal", lambda t: solve(write(t, "n.json", replaced(MAL, '"size": 75.0',
                                                              '"size": NaN'))),
      "NaN is not a JSON number"),
-    ("m-infinity-literal", lambda t: solve(write(t, "i.json", raw(MAL, '"budget": 72.47',
+    ("m-infinity-literal", lambda t: solve(write(t, "i.json", replaced(MAL, '"budget": 72.47',
                                                                   '"budget": -Infinity'))),
      "Infinity is not a JSON number"),
-    ("m-overflowing-size", lambda t: solve(write(t, "o.json", raw(MAL, '"size": 75.0',
+    ("m-overflowing-size", lambda t: solve(write(t, "o.json", replaced(MAL, '"size": 75.0',
                                                                   '"size": 1e999'))),
      "out of range"),
-    ("m-duplicate-key", lambda t: solve(write(t, "d.json", raw(MAL, '"priority": 18',
+    ("m-duplicate-key", lambda t: solve(write(t, "d.json", replaced(MAL, '"priority": 18',
                                                                '"priority": 18, "priority": 1'))),
      "field jobs.0: duplicate key 'priority'"),
     ("m-family-missing", lambda t: msolve(t, drop("family")), "field family: missing"),
@@ -266,10 +253,10 @@ CASES: list[Case] = [
     ("g-empty-file", lambda t: [*SIM_G, write(t, "e.json", "")], "e.json:1:1: malformed JSON"),
     ("g-truncated", lambda t: [*SIM_G, write(t, "tr.json", json.dumps(GANG)[:-40])],
      "tr.json:1:"),
-    ("g-nan-literal", lambda t: [*SIM_G, write(t, "n.json", raw(GANG, '"deadline": 6.0',
+    ("g-nan-literal", lambda t: [*SIM_G, write(t, "n.json", replaced(GANG, '"deadline": 6.0',
                                                                 '"deadline": NaN'))],
      "NaN is not a JSON number"),
-    ("g-duplicate-key", lambda t: [*SIM_G, write(t, "d.json", raw(GANG, '"speed": 24.0',
+    ("g-duplicate-key", lambda t: [*SIM_G, write(t, "d.json", replaced(GANG, '"speed": 24.0',
                                                                   '"speed": 24.0, "speed": 1'))],
      "field vms.0: duplicate key 'speed'"),
     ("g-jobs-missing", lambda t: gsolve(t, drop("jobs")), "field jobs"),
@@ -397,7 +384,7 @@ CASES: list[Case] = [
         t, set_in("started.0.start", -1))], "field started.0.start"),
     ("val-g-start-beyond-range", lambda t: ["validate", str(GANG_FILE), gsol(
         t, set_in("started.0.start", 3e9))], "field started.0.start"),
-    ("val-g-start-infinity", lambda t: ["validate", str(GANG_FILE), write(t, "s.json", raw(
+    ("val-g-start-infinity", lambda t: ["validate", str(GANG_FILE), write(t, "s.json", replaced(
         GANG_SOL, f'"start": {GANG_SOL["started"][0]["start"]}', '"start": Infinity'))],
      "Infinity is not a JSON number"),
     ("val-g-unfinished-negative", lambda t: ["validate", str(GANG_FILE), gsol(

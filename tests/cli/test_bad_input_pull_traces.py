@@ -24,7 +24,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from corpus import assert_one_error_line, drop, set_in, write
+from corpus import assert_one_error_line, drop, edited, replaced, set_in, write
 
 #: A folder nobody may write in, root included (the tests run as root in CI).
 UNWRITABLE = "/proc"
@@ -51,16 +51,12 @@ SWF_RECORD = "{n} {submit} -1 {run} {procs} -1 -1 {procs} -1 -1 1 1 1 -1 -1 -1 -
 
 def inst(tmp: Path, change: Callable[[dict], object] = lambda d: None,
          name: str = "i.json") -> str:
-    document = copy.deepcopy(PULL)
-    change(document)
-    return write(tmp, name, json.dumps(document))
+    return write(tmp, name, edited(PULL, change))
 
 
 def inst_text(tmp: Path, old: str, new: str) -> str:
     """The instance's JSON text with one literal replaced."""
-    text = json.dumps(PULL)
-    assert old in text
-    return write(tmp, "raw.json", text.replace(old, new, 1))
+    return write(tmp, "raw.json", replaced(PULL, old, new))
 
 
 @cache
@@ -76,9 +72,7 @@ def _schedule() -> str:
 
 
 def sol(tmp: Path, change: Callable[[dict], object] = lambda d: None) -> str:
-    document = json.loads(_schedule())
-    change(document)
-    return write(tmp, "s.json", json.dumps(document))
+    return write(tmp, "s.json", edited(json.loads(_schedule()), change))
 
 
 def fta(tmp: Path, text: str = FTA, name: str = "t.txt") -> str:

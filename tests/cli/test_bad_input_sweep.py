@@ -28,7 +28,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from corpus import assert_one_error_line, set_in, write
+from corpus import assert_one_error_line, edited, set_in, write
 
 ROOT = Path(__file__).resolve().parents[2]
 INSTANCES = ROOT / "instances"
@@ -67,9 +67,7 @@ def changed(source: Path, change: Callable[[dict], object], name: str = "i.json"
         [Path], str]:
     """A builder of a copy of instance file ``source`` with ``change`` applied."""
     def build(tmp: Path) -> str:
-        document = json.loads(source.read_text())
-        change(document)
-        return write(tmp, name, json.dumps(document))
+        return write(tmp, name, edited(json.loads(source.read_text()), change))
     return build
 
 
