@@ -65,6 +65,15 @@ def drop(path: str) -> Callable[[dict], None]:
     return change
 
 
+def tree_state(folder: Path) -> dict[str, tuple[int, int]]:
+    """Every entry under ``folder`` with its size and modification time (links not followed).
+
+    Equal before and after a command: it wrote, made and left nothing there.
+    """
+    return {str(p.relative_to(folder)): (p.lstat().st_size, p.lstat().st_mtime_ns)
+            for p in folder.rglob("*")}
+
+
 def assert_one_error_line(code: int, out: str, err: str, fragment: str) -> None:
     """Exit code 2, one ``error:`` line on standard error holding ``fragment``, no traceback."""
     assert "Traceback" not in out + err

@@ -24,7 +24,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from corpus import assert_one_error_line, drop, edited, replaced, set_in, write
+from corpus import assert_one_error_line, drop, edited, replaced, set_in, tree_state, write
 
 #: A folder nobody may write in, root included (the tests run as root in CI).
 UNWRITABLE = "/proc"
@@ -645,22 +645,16 @@ CASES: list[tuple[str, Callable[[Path], list[str]], str]] = [
 ]
 
 
-def _tree(folder: Path) -> dict[str, tuple[int, int]]:
-    """Every file and folder under ``folder`` with its size and modification time."""
-    return {str(p.relative_to(folder)): (p.stat().st_size, p.stat().st_mtime_ns)
-            for p in folder.rglob("*")}
-
-
 @pytest.mark.parametrize(("argv", "fragment"), [c[1:] for c in CASES],
                          ids=[c[0] for c in CASES])
 def test_bad_input_is_one_line_with_exit_code_2(tmp_path, cli, argv, fragment):
     args = argv(tmp_path)
     if any(UNWRITABLE in a for a in args) and not LINUX:
         pytest.skip("needs /proc to have a folder nobody can write in")
-    before = _tree(tmp_path)
+    before = tree_state(tmp_path)
     code, out, err = cli(*args)
     assert_one_error_line(code, out, err, fragment)
-    assert _tree(tmp_path) == before  # nothing written, made or left behind
+    assert tree_state(tmp_path) == before  # nothing written, made or left behind
 
 
 def test_the_corpus_covers_every_command(tmp_path):

@@ -28,7 +28,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from corpus import assert_one_error_line, edited, set_in, write
+from corpus import assert_one_error_line, edited, set_in, tree_state, write
 
 ROOT = Path(__file__).resolve().parents[2]
 INSTANCES = ROOT / "instances"
@@ -554,12 +554,6 @@ def _store(tmp: Path) -> str:
     return str(target)
 
 
-def _tree(folder: Path) -> dict[str, tuple[int, int]]:
-    """Every entry under ``folder`` with its size and modification time (links not followed)."""
-    return {str(p.relative_to(folder)): (p.lstat().st_size, p.lstat().st_mtime_ns)
-            for p in folder.rglob("*")}
-
-
 @pytest.mark.parametrize(("argv", "fragment"), [c[1:] for c in CASES],
                          ids=[c[0] for c in CASES])
 def test_bad_input_is_one_line_with_exit_code_2(tmp_path, cli, monkeypatch, argv, fragment):
@@ -567,10 +561,10 @@ def test_bad_input_is_one_line_with_exit_code_2(tmp_path, cli, monkeypatch, argv
     args = [str(a) for a in argv(tmp_path)]
     if FULL in args and not os.path.exists(FULL):
         pytest.skip(f"no {FULL} on this system")
-    before = _tree(tmp_path)
+    before = tree_state(tmp_path)
     code, out, err = cli(*args)
     assert_one_error_line(code, out, err, fragment)
-    assert _tree(tmp_path) == before  # nothing written, made or left behind
+    assert tree_state(tmp_path) == before  # nothing written, made or left behind
 
 
 def test_the_sweep_covers_every_command(tmp_path):
