@@ -79,10 +79,6 @@ def simulate(family_name: str, method: str, *, instance_file: Path | None,
         raise InputError(f"option --{given[0].replace('_', '-')}: give an instance file or "
                          "generator options, not both")
     inputs = [p for p in (instance_file, *inputs) if p is not None]
-    for option, path in (("-o", output), ("--save-instance", save_instance)):
-        if path == "-":  # standard output carries the metrics (one table or JSON document)
-            raise InputError(f"{option} -: give a file name (standard output shows the "
-                             "metrics; --json prints them as one JSON object)")
     targets = {option: check_output_path(path, option, inputs=inputs)
                for option, path in (("-o", output), ("--save-instance", save_instance))
                if path is not None}
