@@ -87,10 +87,11 @@ Solver: HiGHS through PuLP, one thread, no log, relative gap 0, presolve
 off (as in :mod:`hybridsched.models.highs`: HiGHS 1.12-1.15 proved wrong
 optima with presolve on), time limit = what remains of the method's
 :class:`~hybridsched.budget.TimeBudget` when HiGHS starts, less a reserve
-for reading the solution back (:data:`SECONDS_PER_COLUMN`). The model is
-built with PuLP and handed to HiGHS by a subclass of PuLP's ``HiGHS`` that
-passes it as arrays (PuLP's one-call-per-column transfer takes seconds at
-:data:`MAX_BINARIES`) and sets the greedy schedule as a MIP start.
+for reading the solution back
+(:data:`~hybridsched.models.pulp_highs.SECONDS_PER_COLUMN`). The model is
+built with PuLP and handed to HiGHS by
+:class:`~hybridsched.models.pulp_highs.ArrayHighs`, which passes it as arrays
+and sets the greedy schedule as a MIP start.
 """
 
 from __future__ import annotations
@@ -107,13 +108,14 @@ import pulp
 
 from hybridsched.budget import BudgetExpired, TimeBudget
 from hybridsched.heuristics.cloud_scheduler import CloudScheduler
-from hybridsched.malleable.billing import HOUR, POLICY_WEIGHTS, hour_cost
+from hybridsched.malleable.billing import HOUR, hour_cost
+from hybridsched.malleable.bounds import usable, weights
 from hybridsched.malleable.candidates import Candidate
 from hybridsched.malleable.checker import check, evaluate
 from hybridsched.malleable.instance import Instance, Resource, ResourceType
 from hybridsched.malleable.solution import Solution, from_pieces
 from hybridsched.malleable.speedup import minutes_needed, rate
-from hybridsched.models.pulp_highs import has_incumbent, solve_and_read
+from hybridsched.models.pulp_highs import ArrayHighs, check_budget, has_incumbent, solve_and_read
 from hybridsched.result import Result, Status
 
 #: Objectives the model minimises (names of the checker's metrics).
@@ -201,11 +203,6 @@ class BatchModel:
 
 # --------------------------------------------------------------------- options and constants
 
-def _usable(resource: Resource) -> bool:
-    count = resource.max_vms if resource.is_cloud else 1
-    return resource.cpus > 0 and resource.performance > 0 and count > 0
-
-
 def job_options(instance: Instance) -> list[list[Option]]:
     """The pruned options of every job (see the module docstring)."""
     out: list[list[Option]] = []
@@ -213,7 +210,7 @@ def job_options(instance: Instance) -> list[list[Option]]:
         size, fraction = float(instance.size[j]), float(instance.serial_fraction[j])
         opts: list[Option] = []
         for i, r in enumerate(instance.resources):
-            if not _usable(r):
+            if not usable(r):
                 continue
             if r.is_cloud:
                 previous = None
@@ -233,25 +230,10 @@ def job_options(instance: Instance) -> list[list[Option]]:
     return out
 
 
-def _weights(objective: str) -> tuple[float, float, float, float]:
-    """``(cost, delay, overspend, arrival-to-end)`` weights of ``objective``."""
-    if objective == "penalised_a":
-        return (1.0, *POLICY_WEIGHTS["A"], 0.0)
-    if objective == "penalised_b":
-        return (1.0, *POLICY_WEIGHTS["B"], 0.0)
-    if objective == "cost":
-        return 1.0, 0.0, 0.0, 0.0
-    if objective == "total_time":
-        return 0.0, 0.0, 0.0, 1.0
-    if objective == "total_delay":
-        return 0.0, 1.0, 0.0, 0.0
-    raise ValueError(f"objective: must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
-
-
 def coefficient(instance: Instance, objective: str, job: int, option: Option, start: int
                 ) -> float:
     """Objective coefficient of ``x[job, option, start]`` (the cloud bill is hourly, apart)."""
-    w_cost, w_delay, w_over, w_time = _weights(objective)
+    w_cost, w_delay, w_over, w_time = weights(objective)
     end = start + option.minutes
     value = w_cost * option.run_cost
     if w_delay:
@@ -274,7 +256,7 @@ def cost_exact_horizon(instance: Instance, options: Sequence[Sequence[Option]]) 
 def tail_bound(instance: Instance, objective: str, horizon: int,
                options: Sequence[Sequence[Option]] | None = None) -> float:
     """``T(H)``: a lower bound on the objective of any schedule with a job running after ``H``."""
-    _weights(objective)
+    weights(objective)
     if instance.n_jobs == 0:
         return math.inf
     if objective == "cost":
@@ -282,7 +264,7 @@ def tail_bound(instance: Instance, objective: str, horizon: int,
         return math.inf if horizon >= cost_exact_horizon(instance, options) else 0.0
     if objective == "total_time":
         return float(max(0, horizon + 1 - int(instance.arrival.max())))
-    w_delay = _weights(objective)[1]
+    w_delay = weights(objective)[1]
     return w_delay * max(0, horizon + 1 - int(instance.deadline.max()))
 
 
@@ -300,7 +282,7 @@ def simple_lower_bound(instance: Instance, objective: str,
     VM-hour of use, so a job's ``k * d`` VM-minutes cost at least that
     fraction of an hour.
     """
-    w_cost = _weights(objective)[0]
+    w_cost = weights(objective)[0]
     total = 0.0
     for j, opts in enumerate(options):
         best = math.inf
@@ -361,7 +343,7 @@ def greedy_placements(instance: Instance, objective: str,
     (``rule="marginal"``, the cloud's hourly bill included); ties go to the
     other criterion, then to the option order.
     """
-    w_cost = _weights(objective)[0]
+    w_cost = weights(objective)[0]
     cluster_free: dict[int, int] = {}
     busy: dict[int, list[int]] = {}          # cloud -> VMs busy per minute
     hour_max: dict[int, dict[int, int]] = {}  # cloud -> hour -> max VMs busy
@@ -441,7 +423,7 @@ def warm_start(instance: Instance, objective: str, options: Sequence[Sequence[Op
 def default_horizon(instance: Instance, objective: str, options: Sequence[Sequence[Option]],
                     upper: float) -> int:
     """``H`` with ``T(H) > upper`` (exact horizon for ``cost``), capped by :data:`MAX_BINARIES`."""
-    _, w_delay, _, _ = _weights(objective)
+    _, w_delay, _, _ = weights(objective)
     if instance.n_jobs == 0:
         return 0
     if objective == "cost":
@@ -464,22 +446,6 @@ def default_horizon(instance: Instance, objective: str, options: Sequence[Sequen
 
 
 # --------------------------------------------------------------------- model
-
-#: Seconds kept back per model column, for reading a solution back, checking it and
-#: freeing the model (measured: about 3 us per column at 200,000 columns).
-SECONDS_PER_COLUMN = 4e-6
-
-
-def _reserve(columns: int) -> float:
-    """Seconds the method still needs after HiGHS, or after giving up, for ``columns``."""
-    return 0.01 + SECONDS_PER_COLUMN * columns
-
-
-def _check(budget: TimeBudget, columns: int, stage: str) -> None:
-    """Raise :class:`BudgetExpired` when less than the wind-down time of ``columns`` is left."""
-    remaining = budget.remaining()
-    if remaining is not None and remaining <= _reserve(columns):
-        raise BudgetExpired(stage, float(budget.seconds or 0.0))
 
 def build(instance: Instance, objective: str = "penalised_a", horizon: int | None = None,
           *, budget: TimeBudget | None = None,
@@ -514,7 +480,7 @@ def build(instance: Instance, objective: str = "penalised_a", horizon: int | Non
 
 def _build(instance: Instance, objective: str, horizon: int | None, budget: TimeBudget | None,
            options: list[list[Option]] | None) -> BatchModel:
-    w_cost = _weights(objective)[0]
+    w_cost = weights(objective)[0]
     options = job_options(instance) if options is None else options
     if horizon is None:
         horizon = default_horizon(instance, objective, options,
@@ -548,7 +514,7 @@ def _build(instance: Instance, objective: str, horizon: int | None, budget: Time
                     for h in range(s // HOUR, (s + opt.minutes - 1) // HOUR + 1):
                         touching.setdefault((opt.resource, j, h), []).append((var, opt.vms))
                 if budget is not None and not s % 64:
-                    _check(budget, len(x), "building the batch model")
+                    check_budget(budget, len(x), "building the batch model")
         problem.addConstraint(pulp.LpConstraint(
             pulp.LpAffineExpression([(v, 1.0) for v in mine]), pulp.LpConstraintEQ,
             f"one_{j}", 1.0))
@@ -560,7 +526,7 @@ def _build(instance: Instance, objective: str, horizon: int | None, budget: Time
         began = starts.get(i, set())
         for t in sorted(per_minute):
             if budget is not None and not t % 16:
-                _check(budget, len(x), "building the batch model")
+                check_budget(budget, len(x), "building the batch model")
             terms = per_minute[t]
             # Dominated by minute t - 1 when nothing starts at t within the same hour.
             if t not in began and (t - 1) in per_minute and (not billed or t % HOUR):
@@ -662,98 +628,6 @@ class _EmptyGrid(Exception):  # noqa: N818 (a signal)
     """Some job has no start in the grid."""
 
 
-class _Highs(pulp.HiGHS):
-    """PuLP's HiGHS with a MIP start, the method's time budget and array-based transfer.
-
-    PuLP's own transfer adds columns and integrality marks one call each and
-    walks ``lp.variables()`` three times, which takes several seconds at
-    :data:`MAX_BINARIES`; here the same model (same columns, bounds, rows,
-    integrality) is passed with one ``addCols``, ``changeColsIntegrality`` and
-    ``addRows`` call, and only the model's own columns are read back.
-    """
-
-    def __init__(self, budget: TimeBudget, columns: list[pulp.LpVariable],
-                 start: dict[pulp.LpVariable, float] | None):
-        super().__init__(msg=False, threads=1, gapRel=0.0, presolve="off", random_seed=0)
-        self.budget = budget
-        self.columns = columns
-        self.start = start
-
-    def actualSolve(self, lp: pulp.LpProblem) -> int:  # noqa: N802 (PuLP's name)
-        """Configure, transfer, run and read back (as PuLP's HiGHS does)."""
-        self.createAndConfigureSolver(lp)
-        self.buildSolverModel(lp)
-        self.callSolver(lp)
-        status, solution_status = self.findSolutionValues(lp)
-        lp.assignStatus(status, solution_status)
-        return status
-
-    def buildSolverModel(self, lp: pulp.LpProblem) -> None:  # noqa: N802 (PuLP's name)
-        """Pass columns, integrality and rows as arrays."""
-        highs, inf = lp.solverModel, highspy.kHighsInf
-        columns = self.columns
-        for index, var in enumerate(columns):
-            var.index = index
-        n = len(columns)
-        cost = np.array([lp.objective.get(v, 0.0) for v in columns], dtype=float)
-        lower = np.array([-inf if v.lowBound is None else v.lowBound for v in columns],
-                         dtype=float)
-        upper = np.array([inf if v.upBound is None else v.upBound for v in columns], dtype=float)
-        none_i, none_f = np.zeros(0, dtype=np.int32), np.zeros(0, dtype=float)
-        highs.addCols(n, cost, lower, upper, 0, none_i, none_i, none_f)
-        integer = np.array([v.index for v in columns if v.cat == pulp.LpInteger], dtype=np.int32)
-        if integer.size:
-            highs.changeColsIntegrality(integer.size, integer,
-                                        np.ones(integer.size, dtype=np.uint8))
-        _check(self.budget, n, "passing the batch model to HiGHS")
-        starts, index, value, row_lower, row_upper = [0], [], [], [], []
-        for constraint in lp.constraints():
-            for var, coefficient in constraint.items():
-                if coefficient:
-                    index.append(var.index)
-                    value.append(coefficient)
-            starts.append(len(index))
-            low, high = constraint.getLb(), constraint.getUb()
-            row_lower.append(-inf if low is None else low)
-            row_upper.append(inf if high is None else high)
-        highs.addRows(len(row_lower), np.array(row_lower, dtype=float),
-                      np.array(row_upper, dtype=float), len(index),
-                      np.array(starts[:-1], dtype=np.int32), np.array(index, dtype=np.int32),
-                      np.array(value, dtype=float))
-
-    def callSolver(self, lp: pulp.LpProblem) -> None:  # noqa: N802 (PuLP's name)
-        """Set the MIP start and the time left, then run HiGHS."""
-        highs = lp.solverModel
-        remaining = self.budget.remaining()
-        if remaining is not None:
-            remaining -= _reserve(len(self.columns))
-            if remaining <= 0:
-                raise BudgetExpired("starting HiGHS", float(self.budget.seconds or 0.0))
-            highs.setOptionValue("time_limit", remaining)
-        if self.start is not None:
-            values = np.zeros(len(self.columns))
-            for var, value in self.start.items():
-                values[var.index] = value
-            highs.setSolution(len(values), np.arange(len(values), dtype=np.int32), values)
-        highs.run()
-
-    def findSolutionValues(self, lp: pulp.LpProblem) -> tuple[int, int]:  # noqa: N802
-        """Read the model's columns back; PuLP status codes as PuLP's HiGHS gives them."""
-        highs = lp.solverModel
-        status = highs.getModelStatus()
-        has_solution = highs.getInfo().primal_solution_status == 2  # kSolutionStatusFeasible
-        values = highs.getSolution().col_value if has_solution else None
-        for var in self.columns:
-            var.varValue = values[var.index] if values is not None else None
-        if status == highspy.HighsModelStatus.kOptimal:
-            return pulp.LpStatusOptimal, pulp.LpSolutionOptimal
-        if status == highspy.HighsModelStatus.kInfeasible:
-            return pulp.LpStatusInfeasible, pulp.LpSolutionInfeasible
-        if has_solution:
-            return pulp.LpStatusOptimal, pulp.LpSolutionIntegerFeasible
-        return pulp.LpStatusNotSolved, pulp.LpSolutionNoSolutionFound
-
-
 # --------------------------------------------------------------------- solve
 
 def solve(instance: Instance, objective: str = "penalised_a", time_limit: float | None = None,
@@ -778,7 +652,7 @@ def solve(instance: Instance, objective: str = "penalised_a", time_limit: float 
         has no usable resource, ``infeasible``. The objective is the
         checker's; the bound is ``max(simple bound, min(grid bound, T(H)))``.
     """
-    _weights(objective)
+    weights(objective)
     budget = TimeBudget(time_limit)
     wall, cpu = time.perf_counter(), time.process_time()
     options = job_options(instance)
@@ -813,8 +687,8 @@ def solve(instance: Instance, objective: str = "penalised_a", time_limit: float 
                          f"tail bound {model.tail_bound:g}")
             if len({j for j, _, _ in model.x}) < instance.n_jobs:
                 raise _EmptyGrid
-            solver = _Highs(budget, model.columns(), _start_values(model, placements))
-            _check(budget, len(model.x), "starting HiGHS")
+            solver = ArrayHighs(budget, model.columns(), _start_values(model, placements))
+            check_budget(budget, len(model.x), "starting HiGHS")
             status, info = solve_and_read(model.problem, solver)
             highs = model.problem.solverModel
             kinds = highspy.HighsModelStatus
