@@ -193,7 +193,9 @@ def run_method(
     else:
         result = Result(name, family, Status.FEASIBLE, solution=produced, runtime_s=runtime,
                         cpu_s=cpu, seed=seed)
-    objective = options.get("objective")
+    # The objective a method optimised when the caller named none (a malleable policy
+    # picks its own score), so that objective, bound and gap measure the same thing.
+    objective = options.get("objective") or result.metrics.get("optimised")
     if objective is not None:
         result.metrics.setdefault("optimised", objective)
     if result.status.has_solution:

@@ -76,7 +76,7 @@ def load_solution(path: str | Path, family: Family, instance: Any, *,
 
 def save_solution(path: str | Path, family: Family, instance: Any, solution: Any,
                   **summary: Any) -> None:
-    """Write ``solution`` as JSON, with ``summary`` fields (method, status, ...).
+    """Write ``solution`` as JSON, with ``summary`` fields (method, status, ...; not ``None``).
 
     The file also records what made it (``produced_by``: the versions of
     hybridsched and of the solver libraries, and the core count; see
@@ -84,5 +84,6 @@ def save_solution(path: str | Path, family: Family, instance: Any, solution: Any
     """
     from hybridsched.provenance import provenance
 
-    write_json(path, family.solution_to_dict(solution, instance, **summary,
+    stated = {key: value for key, value in summary.items() if value is not None}
+    write_json(path, family.solution_to_dict(solution, instance, **stated,
                                              produced_by=provenance()))

@@ -104,7 +104,8 @@ def simulate(family_name: str, method: str, *, instance_file: Path | None,
 
         extra = {k: v for k, v in options.items() if k != "seed"}
         save_solution(targets["-o"], family, instance, result.solution, method=result.method,
-                      status=result.status.value, objective=result.objective, **extra)
+                      status=result.status.value, objective=result.objective,
+                      optimised=result.metrics.get("optimised"), **extra)
         ui.note(f"wrote {output}")
     return instance, result
 

@@ -66,7 +66,8 @@ def solve(
                             **_objective_options(objective))
     if target is not None and result.solution is not None:
         save_solution(target, family, instance, result.solution, method=result.method,
-                      status=result.status.value, objective=result.objective)
+                      status=result.status.value, objective=result.objective,
+                      optimised=result.metrics.get("optimised"))
         ui.note(f"wrote {output}")
     if as_json:
         ui.echo(dumps_strict(result.summary()))

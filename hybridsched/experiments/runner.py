@@ -157,7 +157,11 @@ def execute_run(run: Run) -> dict[str, Any]:
             return {**row, "error": f"{run.source.label()}: the instance changed since the "
                                     "campaign was planned"}
         row.update(_describe_instance(run, prepared))
-        row.update(_solve(run, prepared))
+        solved = _solve(run, prepared)
+        # A method may pick its objective from its options (a malleable policy): the
+        # recorded optimum and bounds must then be those of that objective.
+        row.update(_describe_instance(run, prepared, solved.pop("optimised")))
+        row.update(solved)
     except Exception as exc:  # the row records it; the campaign goes on
         row.update(error=last_line(exc),
                    runtime_s=time.perf_counter() - started)
@@ -165,8 +169,13 @@ def execute_run(run: Run) -> dict[str, Any]:
     return row
 
 
-def _describe_instance(run: Run, prepared: Prepared) -> dict[str, Any]:
+def _describe_instance(run: Run, prepared: Prepared, optimised: str | None = None
+                       ) -> dict[str, Any]:
+    """Instance columns for the objective of the run (named, or ``optimised`` by the method)."""
     objective = dict(run.method.options).get("objective")
+    default = prepared.family.objectives[0] if prepared.family.objectives else None
+    if objective is None and optimised not in (None, default):
+        objective = optimised
     recorded = prepared.recorded
     return {
         "instance": prepared.name,
@@ -202,4 +211,5 @@ def _solve(run: Run, prepared: Prepared) -> dict[str, Any]:
         "solver": dumps_strict(statistics),
         "error": result.message,
         "solution": solution,
+        "optimised": result.metrics.get("optimised"),
     }
