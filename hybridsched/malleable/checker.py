@@ -9,7 +9,11 @@ simulator's counters) and applies the family's rules:
 - each job receives its work under its speed-up model
   (:mod:`~hybridsched.malleable.speedup`): at least its size, and not one
   whole minute more than it needs;
-- costs follow :mod:`~hybridsched.malleable.billing`.
+- costs follow :mod:`~hybridsched.malleable.billing`;
+- what a solution file states agrees with the pieces: its ``cost``,
+  ``total_delay`` and ``objective`` (the metric named by ``optimised``,
+  ``penalised_a`` by default) with the recomputed values, its event log with
+  the pieces (:mod:`~hybridsched.malleable.event_log`).
 
 Metrics: ``cost`` (the bill), ``total_time`` (sum of arrival-to-end),
 ``total_delay`` (sum of minutes past deadlines), ``late_jobs``,
@@ -27,6 +31,7 @@ import numpy as np
 from hybridsched.errors import InputError
 from hybridsched.families import Evaluation, wrong_claims
 from hybridsched.malleable.billing import HOUR, cloud_bill, cloud_share, score, vms_per_hour
+from hybridsched.malleable.event_log import log_problems
 from hybridsched.malleable.instance import Instance, ResourceType
 from hybridsched.malleable.solution import Solution
 from hybridsched.malleable.speedup import rate, required_work
@@ -173,10 +178,15 @@ def check(instance: Instance, solution: Solution) -> list[str]:
                 problems.append(f"job {instance.job_ids[j]!r} receives {work[j]:.9g} units of "
                                 f"work: one minute less would complete its "
                                 f"{instance.size[j]:.9g}")
+    if not total:
+        problems += log_problems(instance, solution)
     if not total and solution.reported:  # only a file states values to compare
         metrics = _metrics(instance, solution)
         problems += wrong_claims((what, solution.reported.get(what), metrics[what])
                                  for what in ("cost", "total_delay"))
+        problems += wrong_claims([(f"objective ({solution.optimised})",
+                                   solution.reported.get("objective"),
+                                   metrics[solution.optimised])])
     return _listed(problems, total + len(problems) - min(len(problems), MAX_LISTED))
 
 

@@ -11,6 +11,7 @@ from pydantic import BaseModel
 from hybridsched.errors import InputError
 from hybridsched.io.documents import compact_number, first_duplicate
 from hybridsched.io.jsonio import parse_model
+from hybridsched.malleable.bounds import WEIGHTS
 from hybridsched.malleable.instance import AgentTree, Instance, Resource, ResourceType
 from hybridsched.malleable.limits import check_size, check_time_range
 from hybridsched.malleable.schema import (
@@ -175,8 +176,10 @@ def solution_from_dict(document: Any, instance: Instance, source: str = "<soluti
                        ) -> Solution:
     """Validate a solution document against ``instance``'s job and resource ids.
 
-    Unknown ids and a job placed twice raise :class:`InputError`; scheduling
-    problems (missing jobs, overlaps, work) are left to the checker.
+    Unknown ids, a job placed twice and an ``optimised`` that is not an
+    objective of the family raise :class:`InputError`; scheduling problems
+    (missing jobs, overlaps, work) and the values the file states are left to
+    the checker.
     """
     doc = parse_model(SolutionDoc, document, source)
     jobs = {j: k for k, j in enumerate(instance.job_ids)}
@@ -196,10 +199,14 @@ def solution_from_dict(document: Any, instance: Instance, source: str = "<soluti
         resource[j] = resources[placement.resource]
         pieces += [(j, q.start, q.end, q.cpu, q.count) for q in placement.pieces]
     arr = np.array(pieces, dtype=np.int64).reshape(-1, 5)
-    reported = {k: float(v) for k, v in (("cost", doc.cost), ("total_delay", doc.total_delay))
-                if v is not None}
+    reported = {k: float(v) for k, v in (("cost", doc.cost), ("total_delay", doc.total_delay),
+                                         ("objective", doc.objective)) if v is not None}
+    optimised = (doc.model_extra or {}).get("optimised", "penalised_a")
+    if optimised not in WEIGHTS:
+        raise InputError(f"{source}: field optimised: must be one of {', '.join(WEIGHTS)}, "
+                         f"got {optimised!r}")
     return Solution(resource, arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3], arr[:, 4],
-                    events=tuple(doc.events or ()), reported=reported)
+                    events=tuple(doc.events or ()), reported=reported, optimised=optimised)
 
 
 def solution_to_dict(solution: Solution, instance: Instance, **summary: Any) -> dict[str, Any]:

@@ -3,8 +3,10 @@
 Each job ran on one resource (``resource[j]``) in pieces: piece ``k`` gives
 job ``job[k]`` processors ``cpu[k] .. cpu[k] + count[k] - 1`` of that resource
 from minute ``start[k]`` to ``end[k]``. Online methods also attach their event
-log (arrivals, decisions, starts, ends, reschedulings), which the checker
-does not read: it recomputes everything from the pieces.
+log (arrivals, decisions, starts, ends, reschedulings); the checker
+recomputes everything from the pieces and compares the log with them
+(:mod:`hybridsched.malleable.event_log`), as it compares the values a file
+states (``reported``; ``optimised`` names the metric a stated ``objective`` is).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ class Solution:
     count: np.ndarray
     events: tuple[dict[str, Any], ...] = ()
     reported: dict[str, float] = field(default_factory=dict)
+    optimised: str = "penalised_a"
 
     @property
     def n_pieces(self) -> int:
