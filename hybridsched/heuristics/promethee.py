@@ -5,6 +5,7 @@ For ``n`` alternatives (rows) and criteria (columns), each with a target
 function ``P`` of the deviation ``d`` (the better value minus the other):
 
 ``usual``     ``P = 1`` if ``d > 0``
+``ushape``    ``P = 1`` if ``d > q`` (indifference up to ``q``)
 ``vshape``    ``P = d / p`` on ``(0, p]``, 1 above (Linear without indifference)
 ``linear``    ``P = (d - q) / (p - q)`` on ``(q, p]``, 1 above, 0 up to ``q``
 ``level``     ``P = 1/2`` on ``(q, p]``, 1 above, 0 up to ``q``
@@ -14,31 +15,76 @@ The positive flow of ``a`` is ``sum_b sum_c w_c P_c(d_c(a, b)) / (n - 1)``,
 the negative flow the same with ``a`` and ``b`` swapped, and the net flow
 their difference (the normalisation of pymcdm and pyrepo-mcda).
 
+**Thresholds: one rule.** ``d`` is the float ``x_a - x_b`` of the two values
+as given (oriented: negated for a ``min`` target, which is exact), and it is
+compared exactly with the float thresholds: ``d <= q`` is indifference,
+``d > p`` a full preference, ``q < d <= p`` the partial range. Nothing is
+rounded to "what the decimal data meant": with values 1.1 and 1.0 and
+``q = 0.1``, ``d`` is 0.10000000000000009 > 0.1, a preference, on both
+paths (and in pymcdm and pyrepo-mcda, which compute ``d`` the same way).
+A threshold taken from the data (``q = x_c - x_d``) makes every pair with
+the same float deviation sit exactly on it.
+
+**The pairwise path is the reference**: it evaluates ``P`` on every pair's
+``d`` (chunked, each unordered pair once).
+
 **Fast path** (Calders and Van Assche, *PROMETHEE is not quadratic*, 2018):
-for the piecewise-linear functions (usual, vshape, linear, level) each
-criterion's sums ``sum_b P(x_a - x_b)`` are counts and sums of the sorted
-values in two ranges, found by binary search and prefix sums: O(n log n)
-per criterion instead of O(n^2). The Gaussian keeps the pairwise path,
-vectorised in chunks of rows. Both paths give the same flows (tested to
-1e-9 on random and tie-heavy matrices).
+for the piecewise-linear functions (usual, ushape, vshape, linear, level)
+each criterion's sums ``sum_b P(x_a - x_b)`` are counts and sums of the
+sorted values in two ranges, found by binary search: O(n log n) per
+criterion instead of O(n^2). What it computes, and how close to the
+pairwise path (:mod:`.sorted_sums`):
 
-**The paper's Linear threshold**: :func:`pairwise_deviation_std` is the
-standard deviation of the absolute deviations ``|x_a - x_b|`` over the
-``n (n - 1) / 2`` pairs, also exact in O(n log n) (the sum of ``|x_a - x_b|``
-over pairs is ``sum_k (2k - n + 1) s_k`` for the sorted values ``s``).
+- *which pairs* lie beyond ``q`` and ``p``: the pairwise path's own float
+  comparisons ``x_a - x_b > t``, checked at each range's ends (a proof in
+  :func:`~.sorted_sums.beaten_counts`): the same pairs on any data, not
+  only where deviations are exact. Usual, ushape and level are counts and
+  halves: their flows are identical, bit for bit;
+- *linear and vshape* add ``(d - q) / (p - q)`` over the band
+  ``q < d <= p`` from sums of the values that are exact but for a few
+  ``n^2 2^-106`` spreads (:class:`~.sorted_sums.DeviationSums`): they miss
+  only the rounding of each pair's ``x_a - x_b`` and ``d - q``, at most
+  ``2^-52 p`` per pair, so the flows agree within ``2^-51 p / (p - q)``
+  (at most ``2^-43``, about 1e-13), whatever the values' offset, spread or
+  number. A band narrower than ``p / 256`` (:data:`NARROW_BAND`: linear
+  with ``q`` close to ``p``, nearly a step, where that bound says nothing)
+  is summed pair by pair with the pairwise path's very expressions, in
+  O(n log n + pairs in the band).
 
-**Rounding.** The sorted-sum formulas and the fast path's thresholds work
+Tested to 1e-12 (flows lie in [-1, 1]) on decimal grids, offsets up to
+10^12 and thresholds equal to exact deviations of the data; the best
+choices agree up to ties within that tolerance. The Gaussian has only the
+pairwise path (vectorised in chunks of rows).
+
+**Thresholds from the spread.** ``p = None`` is the pull paper's Linear
+threshold, sigma (:func:`pairwise_deviation_std`, the standard deviation of
+the absolute deviations ``|x_a - x_b|`` over the ``n (n - 1) / 2`` pairs,
+exact in O(n log n) from the same sort: their sum is
+``sum_k (2k - n + 1) s_k`` for the sorted values ``s``); ``relative``
+thresholds are multiples of sigma. An unset ``p`` is never below ``q``:
+``p = max(sigma, q)``, and where that is ``q`` (the spread is at most the
+indifference), linear and level read as their limit, the U-shape at ``q``
+(0 up to ``q``, 1 above). A vshape uses ``p`` only (``q`` is ignored) and
+with ``p = 0`` reads as its limit, the usual criterion; so does every
+function with relative thresholds and sigma 0 (:func:`scaled`). Both paths
+take their thresholds from :func:`_resolved`, on the same sorted values.
+
+**Rounding of sigma.** ``sum_k (2k - n + 1) s_k`` and the squares work
 on the values minus their median (:func:`_centred`), never on the raw
-values. The results are translation-invariant, but on raw values near 10^6
-with a spread of 10^-3 a prefix sum or ``sum_k (2k - n + 1) s_k`` rounds by
-about ``10^6 x n x 2^-53``, and ``x_a - p`` by ``10^6 x 2^-53``: the small
-differences these are used for drown in that error. Centred, the errors
-scale with the spread of the values, not with their offset.
+values: on raw values near 10^12 they round by about
+``10^12 x n x 2^-53``, and the small differences they are used for drown
+in that error. Centred, the errors scale with the spread of the values,
+not with their offset (tested to 1e-9 relative against the pairs'
+definition, 1e-12 on values at offsets up to 2^33).
+
+**Bad input**: NaN or infinite values, a spread that overflows, and NaN,
+infinite or negative thresholds are one-line :class:`InputError`.
 """
 
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
@@ -46,26 +92,32 @@ from typing import Literal
 import numpy as np
 
 from hybridsched.errors import InputError
+from hybridsched.heuristics.sorted_sums import DeviationSums, beaten_counts, beating_starts
 
-Function = Literal["usual", "vshape", "linear", "level", "gaussian"]
-FUNCTIONS: tuple[str, ...] = ("usual", "vshape", "linear", "level", "gaussian")
-FAST_FUNCTIONS = ("usual", "vshape", "linear", "level")
+Function = Literal["usual", "ushape", "vshape", "linear", "level", "gaussian"]
+FUNCTIONS: tuple[str, ...] = ("usual", "ushape", "vshape", "linear", "level", "gaussian")
+FAST_FUNCTIONS = ("usual", "ushape", "vshape", "linear", "level")
 #: Rows per chunk of the pairwise path (bounds its memory to chunk x n floats).
 CHUNK_ROWS = 512
 #: Tolerance of the weights' sum.
 WEIGHT_TOL = 1e-9
+#: A linear band narrower than ``p / NARROW_BAND`` is summed pair by pair (module doc).
+NARROW_BAND = 256
+#: Pairs per chunk of such a band.
+BAND_CHUNK = 1 << 18
 
 
 @dataclass(frozen=True)
 class Criterion:
     """One criterion: target, weight, preference function and its thresholds.
 
-    ``q`` (indifference) is used by ``linear`` and ``level``; ``p``
-    (preference) by ``vshape``, ``linear`` and ``level`` (``None``: the
-    standard deviation of the pairwise deviations of the criterion's values,
-    the pull paper's Linear threshold, computed from the same sort); ``s`` by
-    ``gaussian``. With ``relative``, ``q``, ``p`` and ``s`` are multiples of
-    that standard deviation (:func:`scaled`), also taken from the same sort.
+    ``q`` (indifference) is used by ``ushape``, ``linear`` and ``level``;
+    ``p`` (preference) by ``vshape``, ``linear`` and ``level`` (``None``:
+    sigma, the standard deviation of the pairwise deviations of the
+    criterion's values, the pull paper's Linear threshold, computed from the
+    same sort, and never below ``q``: module doc); ``s`` by ``gaussian``.
+    With ``relative``, ``q``, ``p`` and ``s`` are multiples of sigma
+    (:func:`scaled`).
     """
 
     target: Literal["min", "max"] = "max"
@@ -100,30 +152,40 @@ def check_criteria(criteria: Sequence[Criterion], where: str = "criteria") -> No
     if abs(sum(weights) - 1.0) > WEIGHT_TOL:
         raise InputError(f"{where}: weights must sum to 1, got {sum(weights):g}")
     for k, c in enumerate(criteria):
-        if c.target not in ("min", "max"):
-            raise InputError(f"{where}.{k}: target must be min or max, got {c.target!r}")
-        if c.function not in FUNCTIONS:
-            raise InputError(f"{where}.{k}: unknown preference function {c.function!r} "
-                             f"(known: {', '.join(FUNCTIONS)})")
-        values = (c.q, 1.0 if c.p is None else c.p, c.s)
-        if any(not math.isfinite(v) or v < 0 for v in values):
-            raise InputError(f"{where}.{k}: thresholds must be finite and >= 0")
-        if c.p is None:
-            continue
-        if c.function in ("linear", "level") and c.q > c.p:
-            raise InputError(f"{where}.{k}: q ({c.q:g}) > p ({c.p:g})")
-        if c.function == "linear" and c.q == c.p:
-            raise InputError(f"{where}.{k}: linear needs q < p (use level for a step)")
-        if c.function == "vshape" and c.p <= 0:
-            raise InputError(f"{where}.{k}: vshape needs p > 0")
-        if c.function == "gaussian" and c.s <= 0:
-            raise InputError(f"{where}.{k}: gaussian needs s > 0")
+        check_criterion(c, f"{where}.{k}")
+
+
+def check_criterion(c: Criterion, where: str = "criterion") -> None:
+    """One-line :class:`InputError` for a target, function or threshold that is wrong."""
+    if c.target not in ("min", "max"):
+        raise InputError(f"{where}: target must be min or max, got {c.target!r}")
+    if c.function not in FUNCTIONS:
+        raise InputError(f"{where}: unknown preference function {c.function!r} "
+                         f"(known: {', '.join(FUNCTIONS)})")
+    for name, v in (("q", c.q), ("p", c.p), ("s", c.s)):
+        # A bool is a number to Python, never a threshold; NaN fails every comparison below.
+        if v is not None and (isinstance(v, bool) or not isinstance(v, numbers.Real)
+                              or not math.isfinite(v) or v < 0):
+            raise InputError(f"{where}: threshold {name} must be a finite number >= 0, "
+                             f"got {v!r}")
+    if c.function == "gaussian" and c.s <= 0:
+        raise InputError(f"{where}: gaussian needs s > 0")
+    if c.p is None:
+        return
+    if c.function in ("linear", "level") and c.q > c.p:
+        raise InputError(f"{where}: q ({c.q:g}) > p ({c.p:g})")
+    if c.function == "linear" and c.q == c.p:
+        raise InputError(f"{where}: linear needs q < p (use ushape for a step)")
+    if c.function == "vshape" and c.p <= 0:
+        raise InputError(f"{where}: vshape needs p > 0")
 
 
 def preference(d: np.ndarray, c: Criterion) -> np.ndarray:
-    """``P(d)`` of criterion ``c`` (element-wise)."""
+    """``P(d)`` of criterion ``c`` (element-wise), with absolute thresholds (module doc)."""
     if c.function == "usual":
         return (d > 0).astype(float)
+    if c.function == "ushape":
+        return (d > c.q).astype(float)
     if c.function == "vshape":
         return np.where(d <= 0, 0.0, np.where(d > c.p, 1.0, d / c.p))
     if c.function == "linear":
@@ -134,23 +196,54 @@ def preference(d: np.ndarray, c: Criterion) -> np.ndarray:
 
 
 def _oriented(column: np.ndarray, c: Criterion) -> np.ndarray:
-    """Values such that larger is better."""
+    """Values such that larger is better (negation is exact: deviations keep their floats)."""
     return column if c.target == "max" else -column
 
 
-def _with_p(c: Criterion, p: float) -> Criterion:
-    """``c`` with its ``p`` resolved (values all equal: no spread, a step just above ``q``)."""
-    return replace(c, p=max(p, c.q + 1e-12) if c.function in ("linear", "vshape") else p)
+def _with_p(c: Criterion, sigma: float) -> Criterion:
+    """``c`` with an unset ``p`` resolved to ``max(sigma, q)`` (module doc).
+
+    A vshape has no ``q``: ``p = sigma``, and with sigma 0 its limit, the
+    usual criterion. Linear and level with ``p = q`` are the U-shape at ``q``.
+    """
+    if c.function == "vshape":
+        return replace(c, p=sigma) if sigma > 0 else Criterion(c.target, c.weight, "usual")
+    if c.function in ("linear", "level"):
+        return replace(c, p=sigma) if sigma > c.q else replace(c, function="ushape", p=c.q)
+    return c  # usual, ushape, gaussian: no p
 
 
 def _resolved(c: Criterion, s: np.ndarray) -> Criterion:
-    """``c`` with thresholds in absolute units, sigma taken (once) from the sorted values ``s``."""
+    """``c`` with thresholds in absolute units, sigma taken (once) from the sorted values ``s``.
+
+    Both paths call this on the same sorted values, so they use the same floats.
+    """
     if not c.relative and c.p is not None:
         return c
     sigma = _sorted_deviation_std(s)
     if c.relative:
         c = scaled(c, sigma)
-    return _with_p(c, sigma) if c.p is None else c
+    if c.p is None:
+        return _with_p(c, sigma)
+    # q < p and p > 0 times sigma can round to q = p or underflow to p = 0: the same limits.
+    if c.function == "linear" and c.p <= c.q:
+        return replace(c, function="ushape")
+    if c.function == "vshape" and c.p <= 0:
+        return Criterion(c.target, c.weight, "usual")
+    return c
+
+
+def _finite(x: np.ndarray, where: str) -> None:
+    """One-line :class:`InputError` for NaN or infinite values, or a spread that overflows."""
+    finite = np.isfinite(x)
+    if not finite.all():
+        bad = np.flatnonzero(~finite)
+        raise InputError(f"{where}: value {float(x[bad[0]])!r} in row {bad[0]} is not a "
+                         f"finite number")
+    # The fast path's prefix sums add up to n spreads: that must not overflow either.
+    if x.size and not math.isfinite(x.size * (float(x.max()) - float(x.min()))):
+        raise InputError(f"{where}: the values' spread overflows (n x (largest - smallest) "
+                         f"is inf)")
 
 
 def _pairwise_sums(x: np.ndarray, c: Criterion) -> tuple[np.ndarray, np.ndarray]:
@@ -185,8 +278,32 @@ def _pairwise_sums(x: np.ndarray, c: Criterion) -> tuple[np.ndarray, np.ndarray]
     return given, taken
 
 
+def _band_sums(s: np.ndarray, lo: np.ndarray, hi: np.ndarray, c: Criterion, below: bool
+               ) -> np.ndarray:
+    """``sum P(d)`` over each row's band ``[lo, hi)``, pair by pair, as the pairwise path does.
+
+    ``below``: row ``j`` beats the ``i`` of its band, ``d = s_j - s_i``;
+    otherwise row ``i`` is beaten by the ``j`` of its band, ``d = s_j - s_i``.
+    In chunks of about :data:`BAND_CHUNK` pairs.
+    """
+    count = hi - lo
+    out = np.zeros(len(s))
+    rows = np.flatnonzero(count)
+    while rows.size:
+        ends = np.cumsum(count[rows])
+        take = max(1, int(np.searchsorted(ends, BAND_CHUNK, side="right")))
+        chunk, rows = rows[:take], rows[take:]
+        sizes = count[chunk]
+        row = np.repeat(chunk, sizes)
+        first = np.repeat(np.cumsum(sizes) - sizes, sizes)
+        other = lo[row] + (np.arange(len(row)) - first)
+        d = s[row] - s[other] if below else s[other] - s[row]
+        out[chunk] = np.add.reduceat(preference(d, c), np.cumsum(sizes) - sizes)
+    return out
+
+
 def _fast_sums(x: np.ndarray, c: Criterion) -> tuple[np.ndarray, np.ndarray]:
-    """The same sums in O(n log n): counts and prefix sums over the sorted values.
+    """The same sums in O(n log n): counts and sums over ranges of the sorted values.
 
     The work is done in sorted order (monotone queries make the binary searches
     cache-friendly) and scattered back to the rows' order at the end.
@@ -195,34 +312,31 @@ def _fast_sums(x: np.ndarray, c: Criterion) -> tuple[np.ndarray, np.ndarray]:
     s = x[order]
     n = len(s)
     c = _resolved(c, s)
-    if c.function == "usual":
-        # P(x_a - x_b) = 1 iff x_b < x_a; P(x_b - x_a) = 1 iff x_b > x_a.
-        given_sorted = np.searchsorted(s, s, side="left").astype(float)
-        taken_sorted = (n - np.searchsorted(s, s, side="right")).astype(float)
+    if c.function in ("usual", "ushape"):
+        q = p = 0.0 if c.function == "usual" else c.q
     else:
-        # Centred values (module doc): the thresholds and the sums of deviations then round
-        # at the scale of the values' spread, not of their offset (at 10^9 the raw x_a - p
-        # rounds by 10^-7 and misplaces pairs that the definition's exact x_a - x_b does not).
-        s = _centred(s)
-        q = 0.0 if c.function == "vshape" else c.q
-        p = c.p
-        # Given: d = x_a - x_b, full when x_b < x_a - p, partial when x_a - p <= x_b < x_a - q.
-        full_lo = np.searchsorted(s, s - p, side="left")
-        part_lo = np.searchsorted(s, s - q, side="left")
-        # Taken: d = x_b - x_a, full when x_b > x_a + p, partial when x_a + q < x_b <= x_a + p.
-        upper = np.searchsorted(s, s + p, side="right")  # end of the partial range above
-        lower = np.searchsorted(s, s + q, side="right")
-        full_hi = n - upper
+        q, p = (0.0 if c.function == "vshape" else c.q), c.p
+    # Centred values (module doc) only place the first guesses of the searches.
+    centred = _centred(s)
+    # d = s_j - s_i > p (a full preference) for i < full[j], i.e. for j >= upper[i].
+    full = beaten_counts(s, p, np.searchsorted(centred, centred - p, side="left"))
+    upper = beating_starts(full)
+    given_sorted = full.astype(float)
+    taken_sorted = (n - upper).astype(float)
+    if p > q:
+        # d > q for i < part[j], j >= lower[i]: the band q < d <= p is full <= i < part.
+        part = beaten_counts(s, q, np.searchsorted(centred, centred - q, side="left"))
+        lower = beating_starts(part)
         if c.function == "level":
-            given_sorted = full_lo + 0.5 * (part_lo - full_lo)
-            taken_sorted = full_hi + 0.5 * (upper - lower)
-        else:
-            prefix = np.concatenate([[0.0], np.cumsum(s)])
-            width = p - q
-            given_sorted = full_lo + ((part_lo - full_lo) * (s - q)
-                                      - (prefix[part_lo] - prefix[full_lo])) / width
-            taken_sorted = full_hi + ((prefix[upper] - prefix[lower])
-                                      - (upper - lower) * (s + q)) / width
+            given_sorted += 0.5 * (part - full)
+            taken_sorted += 0.5 * (upper - lower)
+        elif p > NARROW_BAND * (p - q):  # linear, nearly a step: pair by pair (module doc)
+            given_sorted += _band_sums(s, full, part, c, below=True)
+            taken_sorted += _band_sums(s, lower, upper, c, below=False)
+        else:  # linear, vshape: sum (d - q) / (p - q) over the band
+            sums = DeviationSums(s)
+            given_sorted += sums.below(full, part, q) / (p - q)
+            taken_sorted += sums.above(lower, upper, q) / (p - q)
     given, taken = np.empty(n), np.empty(n)
     given[order] = given_sorted
     taken[order] = taken_sorted
@@ -233,39 +347,53 @@ def flows(matrix: np.ndarray, criteria: Sequence[Criterion], method: str = "auto
           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Positive, negative and net flows of the rows of ``matrix``.
 
-    ``method``: ``"fast"`` (usual, vshape, linear, level only), ``"pairwise"``,
-    or ``"auto"`` (fast where it applies, pairwise for the Gaussian).
+    ``method``: ``"fast"`` (usual, ushape, vshape, linear, level only),
+    ``"pairwise"`` (the reference), or ``"auto"`` (fast where it applies,
+    pairwise for the Gaussian). Bad criteria or values: one-line
+    :class:`InputError`.
     """
+    check_criteria(criteria)
     matrix = np.asarray(matrix, dtype=float)
+    if matrix.ndim != 2 or matrix.shape[1] != len(criteria):
+        raise InputError(f"matrix: expected {len(criteria)} column(s), one per criterion, "
+                         f"got shape {matrix.shape}")
     n = matrix.shape[0]
     plus, minus = np.zeros(n), np.zeros(n)
-    if n < 2:
-        return plus, minus, plus - minus
     for k, c in enumerate(criteria):
-        given, taken = criterion_sums(matrix[:, k], c, method)
+        given, taken = criterion_sums(matrix[:, k], c, method, f"matrix column {k}")
         plus += c.weight * given
         minus += c.weight * taken
+    if n < 2:
+        return plus, minus, plus - minus
     plus /= n - 1
     minus /= n - 1
     return plus, minus, plus - minus
 
 
-def criterion_sums(column: np.ndarray, c: Criterion, method: str = "auto"
-                   ) -> tuple[np.ndarray, np.ndarray]:
+def criterion_sums(column: np.ndarray, c: Criterion, method: str = "auto",
+                   where: str = "values") -> tuple[np.ndarray, np.ndarray]:
     """``sum_b P(d(a, b))`` and ``sum_b P(d(b, a))`` of one criterion, unweighted, unnormalised.
 
-    ``d`` is oriented by the criterion's target; ``method`` as in :func:`flows`.
+    ``d`` is oriented by the criterion's target; ``method`` as in :func:`flows`;
+    ``where`` names the values in a one-line :class:`InputError`.
     """
-    x = _oriented(np.asarray(column, dtype=float), c)
+    check_criterion(c)
+    column = np.asarray(column, dtype=float)
+    _finite(column, where)
+    x = _oriented(column, c)
     fast = method == "fast" or (method == "auto" and c.function in FAST_FUNCTIONS)
     if fast and c.function not in FAST_FUNCTIONS:
         raise ValueError(f"no fast path for the {c.function} preference function")
+    if len(x) < 2:
+        return np.zeros(len(x)), np.zeros(len(x))
     return _fast_sums(x, c) if fast else _pairwise_sums(x, c)
 
 
 def pairwise_deviation_std(values: np.ndarray) -> float:
     """Standard deviation of ``|x_a - x_b|`` over the pairs ``a < b``, in O(n log n)."""
-    return _sorted_deviation_std(np.sort(np.asarray(values, dtype=float)))
+    x = np.asarray(values, dtype=float)
+    _finite(x, "values")
+    return _sorted_deviation_std(np.sort(x))
 
 
 def _centred(s: np.ndarray) -> np.ndarray:
