@@ -7,7 +7,8 @@ Events, as in the paper's simulator:
 ``WKUA``  work units arrive; each gets a first task (replica) in the queue;
 ``SCH``   the scheduler sends a task to the pulling host;
 ``RET``   the host returns the result (or, for a *never* result, gives up)
-          and pulls again.
+          and pulls again;
+``LOST``  the task a leaving host was running is lost.
 
 **Replicas (XtremWeb).** Scheduling a task of a work unit queues a new
 replica of it with lower priority, until a correct result arrives: the
@@ -20,11 +21,14 @@ useful ones).
 method meets the same sequence of behaviours on a host): never returned
 (probability ``never``; the host works for the ECT and returns nothing),
 delayed by a factor uniform in ``(1, max_delay]`` (probability ``delayed``),
-or in time; and wrong with the host's ``error`` probability. Results are
+or in time; and wrong with the host's ``error`` probability
+(:mod:`.behaviour` defines the draws, which the checker replays). Results are
 verified on return: a wrong one lowers the host's reputation
 (:mod:`.reputation`) and the unit stays queued.
 
-A host whose task would end after its window ends loses it when it leaves.
+A host whose task would end after its window ends loses it when it leaves
+(one due at that very instant returns; if the host's next window starts then,
+it pulls once, after that return).
 Idle hosts (nothing queued) pull again when new work units arrive. The
 simulation stops when every unit has a correct result, or when nothing is
 left to happen (units then stay incomplete); replicas still running when
@@ -47,6 +51,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from hybridsched.io.limits import MAX_PULL_SECONDS, MAX_PULL_TASKS
+from hybridsched.pull.behaviour import Draws
 from hybridsched.pull.instance import Instance
 from hybridsched.pull.reputation import Reputation
 from hybridsched.pull.solution import (
@@ -54,7 +59,6 @@ from hybridsched.pull.solution import (
     CORRECT,
     LOST,
     NEVER,
-    WRONG,
     Solution,
     from_records,
 )
@@ -131,7 +135,6 @@ def simulate(instance: Instance, policy: PullPolicy, *, horizon: float = MAX_PUL
     log = sim.log
     n, noi, cpu, price = instance.n_units, instance.noi, instance.cpu, instance.price
     noi_max = float(noi.max()) if n else 1.0
-    behaviour = instance.behaviour
     queued = np.zeros(n, dtype=bool)  # arrived and not completed
     inflight = np.zeros(n, dtype=np.int64)
     remaining = [n]
@@ -139,7 +142,7 @@ def simulate(instance: Instance, policy: PullPolicy, *, horizon: float = MAX_PUL
     window = np.full(instance.n_hosts, -1)
     running: dict[int, _Running] = {}
     idle: set[int] = set()
-    streams = [np.random.default_rng([behaviour.seed, h]) for h in range(instance.n_hosts)]
+    draws = Draws(instance)
     reputation = Reputation(instance.n_hosts)
     records: list[tuple[int, int, float, float, float, int]] = []
     done = sim.env.event()  # every unit complete, or a limit reached
@@ -165,15 +168,8 @@ def simulate(instance: Instance, policy: PullPolicy, *, horizon: float = MAX_PUL
         candidates = np.flatnonzero(queued & (inflight == tier))
         u = policy(candidates, noi, float(cpu[h]), float(price[h]), noi_max, reputation.of(h))
         inflight[u] += 1
-        draw = streams[h].random(3)
-        ect = float(noi[u] / cpu[h])
-        if draw[0] < behaviour.never:
-            delay, outcome = 1.0, NEVER
-        else:
-            late = draw[0] < behaviour.never + behaviour.delayed
-            delay = 1.0 + (behaviour.max_delay - 1.0) * (1.0 - draw[1]) if late else 1.0
-            outcome = WRONG if draw[2] < instance.error[h] else CORRECT
-        end = now + ect * delay
+        delay, outcome = draws.next(h)
+        end = now + float(noi[u] / cpu[h]) * delay
         running[h] = _Running(u, now, end, delay, outcome)
         log.record(now, "SCH", unit=units[u], host=hosts[h], replica=int(inflight[u]))
         if end <= window_end(h) and end <= horizon:
@@ -205,7 +201,10 @@ def simulate(instance: Instance, policy: PullPolicy, *, horizon: float = MAX_PUL
         window[h] += 1
         available[h] = True
         log.record(float(sim.now), "HJ", host=hosts[h])
-        pull(h)
+        # A window that starts when the previous one ends can find the host still holding
+        # a task that returns at this instant: it pulls when that result is returned.
+        if h not in running:
+            pull(h)
 
     def leave(h: int) -> None:
         now = float(sim.now)
