@@ -10,9 +10,13 @@ import numpy as np
 from hybridsched.errors import InputError
 from hybridsched.io.documents import compact_number, first_duplicate
 from hybridsched.io.jsonio import parse_model
-from hybridsched.pull.instance import Behaviour, Instance
-from hybridsched.pull.schema import InstanceDoc, SolutionDoc
+from hybridsched.pull.instance import DCIS, Behaviour, Instance
+from hybridsched.pull.schema import EVENT_FIELDS, EventDoc, InstanceDoc, SolutionDoc
 from hybridsched.pull.solution import OUTCOMES, Solution, from_records
+
+#: Counts every solution file states (the checker compares them, like any other claim);
+#: the number of tasks is the length of the task list.
+STATED_COUNTS = ("completed", *(f"tasks_{o}" for o in OUTCOMES), "tasks_delayed")
 
 
 def _windows(spans: list[tuple[float, float | None]] | None, where: str
@@ -112,11 +116,56 @@ def solution_from_dict(document: Any, instance: Instance, source: str = "<soluti
             raise InputError(f"{source}: field tasks.{k}.host: unknown host {task.host!r}")
         records.append((units[task.unit], hosts[task.host], task.start, task.end, task.delay,
                         OUTCOMES.index(task.outcome)))
-    solution = from_records(records, tuple(doc.events or ()))
-    for key in ("makespan", "cost", "efficiency"):
+    events = None if doc.events is None else _events(doc.events, units, hosts, source)
+    solution = from_records(records, events)
+    for key in ("objective", "makespan", "cost", "efficiency"):
         if getattr(doc, key) is not None:
             solution.reported[key] = float(getattr(doc, key))
+    solution.reported.update(_stated_counts(doc.model_extra or {}, source))
     return solution
+
+
+def claim_names() -> set[str]:
+    """Extra solution fields that are claims: the checker's counts and per-DCI metrics."""
+    names = set(STATED_COUNTS)
+    return names | {f"{metric}_{dci}" for metric in ("efficiency", "instructions", "completed")
+                    for dci in DCIS}
+
+
+def _stated_counts(extra: dict[str, Any], source: str) -> dict[str, float]:
+    """The claims among a solution's extra fields, checked to be numbers."""
+    stated = {}
+    for key in sorted(claim_names() & set(extra)):
+        value = extra[key]
+        if (isinstance(value, bool) or not isinstance(value, int | float)
+                or not math.isfinite(value) or value < 0):
+            raise InputError(f"{source}: field {key}: a stated {key} must be a finite number "
+                             f">= 0, got {value!r}")
+        stated[key] = float(value)
+    return stated
+
+
+def _events(events: list[EventDoc], units: dict[str, int], hosts: dict[str, int],
+            source: str) -> tuple[dict[str, Any], ...]:
+    """The event log as the simulator records it, each event with exactly its kind's fields."""
+    known = {"unit": (units, "work unit"), "host": (hosts, "host")}
+    log = []
+    for k, event in enumerate(events):
+        fields = EVENT_FIELDS[event.event]
+        record: dict[str, Any] = {"time": float(event.time), "event": event.event}
+        for name in ("unit", "host", "replica", "result"):
+            value = getattr(event, name)
+            where = f"{source}: field events.{k}.{name}"
+            if value is None and name in fields:
+                raise InputError(f"{where}: Field required (a {event.event} event names it)")
+            if value is not None and name not in fields:
+                raise InputError(f"{where}: a {event.event} event has no {name}")
+            if value is not None and name in known and value not in known[name][0]:
+                raise InputError(f"{where}: unknown {known[name][1]} {value!r}")
+            if value is not None:
+                record[name] = value
+        log.append(record)
+    return tuple(log)
 
 
 def solution_to_dict(solution: Solution, instance: Instance, **summary: Any) -> dict[str, Any]:
@@ -129,6 +178,7 @@ def solution_to_dict(solution: Solution, instance: Instance, **summary: Any) -> 
         "instance": instance.name, **summary,
         "makespan": metrics["makespan"], "cost": metrics["cost"],
         "efficiency": metrics["efficiency"],
+        **{key: metrics[key] for key in STATED_COUNTS},
         "tasks": [{"unit": instance.unit_ids[u], "host": instance.host_ids[h],
                    "start": float(s), "end": float(e), "delay": float(d),
                    "outcome": OUTCOMES[o]}
@@ -136,6 +186,6 @@ def solution_to_dict(solution: Solution, instance: Instance, **summary: Any) -> 
                                               solution.end, solution.delay, solution.outcome,
                                               strict=True)],
     }
-    if solution.events:
+    if solution.events is not None:
         document["events"] = list(solution.events)
     return document

@@ -75,6 +75,18 @@ class Instance:
         present = set(self.dci)
         return tuple(d for d in DCIS if d in present)
 
+    def window_table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Every window as arrays: ``host``, ``start``, ``end``, and ``offset``.
+
+        Windows are listed host by host, each host's in time order; host
+        ``h``'s are rows ``offset[h]`` to ``offset[h + 1]``.
+        """
+        counts = np.array([len(spans) for spans in self.windows], dtype=np.int64)
+        offset = np.concatenate(([0], np.cumsum(counts)))
+        spans = np.array([span for spans in self.windows for span in spans],
+                         dtype=float).reshape(-1, 2)
+        return np.repeat(np.arange(self.n_hosts), counts), spans[:, 0], spans[:, 1], offset
+
     def first_schedule(self) -> float:
         """Earliest time a task can be scheduled: a unit has arrived and a host is available.
 

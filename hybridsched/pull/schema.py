@@ -15,12 +15,16 @@ host is available from time 0 on. ``error`` is the probability that a result
 of the host is wrong (default 0).
 
 A solution lists the tasks the hosts ran: unit, host, start, end, delay
-factor and outcome (``correct``, ``wrong``, ``never``, ``lost``).
+factor and outcome (``correct``, ``wrong``, ``never``, ``lost``,
+``cancelled``); optionally the event log (records ``{"time", "event", ...}``
+of the kinds in :data:`EVENT_FIELDS`, each with exactly its kind's fields) and
+stated values (``objective``, ``makespan``, ``cost``, ``efficiency``, counts),
+which ``validate`` compares with the schedule.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
@@ -102,10 +106,35 @@ class TaskDoc(Strict):
     outcome: Literal[OUTCOMES]  # type: ignore[valid-type]
 
 
+#: Kinds of event of the log (:mod:`hybridsched.pull.online`) and the fields each carries.
+EVENT_FIELDS = {"HJ": ("host",), "HLE": ("host",), "WKUA": ("unit",),
+                "SCH": ("unit", "host", "replica"), "RET": ("unit", "host", "result"),
+                "LOST": ("unit", "host")}
+#: The ``result`` of a RET event, by outcome.
+RESULTS = {"correct": "correct", "wrong": "wrong", "never": "none"}
+
+
+class EventDoc(Strict):
+    """One record of the event log; which optional fields it has depends on ``event``."""
+
+    time: Time
+    event: Literal[tuple(EVENT_FIELDS)]  # type: ignore[valid-type]
+    unit: Identifier | None = None
+    host: Identifier | None = None
+    replica: integer(1, MAX_TASKS) | None = None
+    result: Literal[tuple(RESULTS.values())] | None = None  # type: ignore[valid-type]
+
+
 class SolutionDoc(SolutionHeader):
-    """A pull solution file: the tasks, and an optional event log."""
+    """A pull solution file: the tasks, an optional event log, and stated counts.
+
+    Extra fields named like a metric of the checker (``completed``,
+    ``tasks_<outcome>``, ``tasks_delayed``, ``efficiency_<dci>``,
+    ``instructions_<dci>``, ``completed_<dci>``) are claims, compared with the
+    recomputed values.
+    """
 
     family: Literal["pull"] = FAMILY
     tasks: Annotated[list[TaskDoc], Field(max_length=MAX_TASKS)]
-    events: list[dict[str, Any]] | None = None
+    events: list[EventDoc] | None = None
     efficiency: number(ge=0, le=1) | None = None

@@ -11,6 +11,11 @@ Task ``k`` ran work unit ``unit[k]`` on host ``host[k]`` from ``start[k]``
 
 ``delay[k]`` is the factor on the expected completion time (1: in time). A
 returned task lasts ``ECT x delay``; a never-returned one its ECT.
+
+``events`` is the simulation's event log (``None``: the schedule comes
+without one), and ``reported`` what a solution file states about the
+schedule (``makespan``, ``objective``, ``cost``, ``efficiency``, counts):
+the checker compares both with the tasks.
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ class Solution:
     end: np.ndarray
     delay: np.ndarray
     outcome: np.ndarray
-    events: tuple[dict[str, Any], ...] = ()
+    events: tuple[dict[str, Any], ...] | None = None
     reported: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -52,7 +57,7 @@ class Solution:
 
 
 def from_records(records: list[tuple[int, int, float, float, float, int]],
-                 events: tuple[dict[str, Any], ...] = ()) -> Solution:
+                 events: tuple[dict[str, Any], ...] | None = None) -> Solution:
     """Build a :class:`Solution` from ``(unit, host, start, end, delay, outcome)`` tuples."""
     if records:
         unit, host, start, end, delay, outcome = (np.array(c) for c in zip(*records,
@@ -62,4 +67,4 @@ def from_records(records: list[tuple[int, int, float, float, float, int]],
         start = end = delay = np.zeros(0)
     return Solution(unit.astype(np.int64), host.astype(np.int64), start.astype(float),
                     end.astype(float), delay.astype(float), outcome.astype(np.int64),
-                    tuple(events))
+                    None if events is None else tuple(events))

@@ -332,7 +332,7 @@ CASES: list[tuple[str, Callable[[Path], list[str]], str]] = [
      "field family: solution is for 'gang', instance is 'pull'"),
     ("val-truncated-solution", lambda t: ["validate", inst(t), write(t, "s.json",
                                                                      _schedule()[:200])],
-     "s.json:1:201: malformed JSON"),
+     "s.json:1:190: malformed JSON"),
     ("val-swapped", lambda t: ["validate", sol(t), inst(t)],
      "this is a solution file, not an instance file"),
     ("val-instance-twice", lambda t: ["validate", inst(t), inst(t, name="j.json")],
