@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from hybridsched.families import Family, converters, register_family
 from hybridsched.malleable import files
+from hybridsched.malleable.bounds import lower_bound
 from hybridsched.malleable.checker import check, evaluate
 from hybridsched.malleable.instance import Instance, Resource, ResourceType
 from hybridsched.malleable.solution import Solution
@@ -27,7 +28,12 @@ def infeasible_items(instance: Instance) -> list[str]:
 
 
 def reference(instance: Instance) -> dict[str, float]:
-    """Recorded offline optima: ``optimum`` (policy A score), ``optimum_<objective>``."""
+    """Recorded offline optima and bounds.
+
+    ``optimum`` (policy A score) and ``optimum_<objective>`` where proven;
+    ``lower_bound_<objective>`` and ``upper_bound_<objective>`` where not
+    (``lower_bound`` and ``upper_bound`` alone for policy A).
+    """
     recorded = instance.reference or {}
     found: dict[str, float] = {}
     for objective, key in OPTIMUM_KEYS.items():
@@ -35,6 +41,13 @@ def reference(instance: Instance) -> dict[str, float]:
             found[f"optimum_{objective}"] = float(recorded[key])
             if objective == "penalised_a":
                 found["optimum"] = float(recorded[key])
+    for objective in OPTIMUM_KEYS:
+        for side in ("lower_bound", "upper_bound"):
+            value = recorded.get(f"{side}_{objective}")
+            if value is not None:
+                found[f"{side}_{objective}"] = float(value)
+                if objective == "penalised_a":
+                    found[side] = float(value)
     for key in ("lower_bound", "upper_bound"):
         if recorded.get(key) is not None:
             found[key] = float(recorded[key])
@@ -50,6 +63,7 @@ FAMILY = register_family(
         evaluate=evaluate,
         infeasible_items=infeasible_items,
         reference=reference,
+        lower_bound=lower_bound,
         objectives=("penalised_a", "penalised_b", "cost", "total_time", "total_delay"),
         size=lambda instance: instance.n_jobs,
     )

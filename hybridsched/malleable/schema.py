@@ -128,11 +128,19 @@ class PlatformDoc(Strict):
 
 
 class ReferenceDoc(ReferenceBase):
-    """Recorded offline optima (``optimal_penalised_a`` etc.) of the batch."""
+    """Recorded offline optima (``optimal_penalised_a`` etc.) of the batch, or bounds on them.
+
+    Where an optimum is not proven, ``upper_bound_<objective>`` (the best
+    schedule's value) and ``lower_bound_<objective>`` (a proven bound).
+    """
 
     optimal_penalised_a: NonNegative | None = None
     optimal_penalised_b: NonNegative | None = None
     optimal_cost: NonNegative | None = None
+    upper_bound_penalised_a: NonNegative | None = None
+    lower_bound_penalised_a: NonNegative | None = None
+    upper_bound_penalised_b: NonNegative | None = None
+    lower_bound_penalised_b: NonNegative | None = None
 
 
 class InstanceDoc(InstanceHeader):

@@ -1,4 +1,12 @@
-"""Offline batch MILP of the ``malleable`` family: time-indexed, PuLP + HiGHS.
+"""Rigid batch MILP of the ``malleable`` family: time-indexed, PuLP + HiGHS.
+
+A *restriction* of the family's problem: each job runs in one piece on a
+whole cluster or on whole VMs, so clusters run one job at a time, while the
+checker also accepts jobs sharing a cluster on other processors, any width
+and several pieces. Its optimum is therefore only an upper bound on the
+malleable optimum, and its "proof" concerns the restriction alone: the
+family's ``exact`` method (:mod:`hybridsched.models.malleable_exact`) uses it
+to find good schedules fast and never reports its status or bound.
 
 Problem
 -------
@@ -99,8 +107,9 @@ from __future__ import annotations
 import gc
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import highspy
 import numpy as np
@@ -628,6 +637,46 @@ class _EmptyGrid(Exception):  # noqa: N818 (a signal)
     """Some job has no start in the grid."""
 
 
+def grid_bound(status: Any, info: Any, tail: float) -> float:
+    """A bound on every schedule from a grid model's HiGHS run and the grid's tail bound.
+
+    ``min(dual bound, tail)``: the dual bound covers the grid (infinite when HiGHS
+    proved the grid empty, unknown when it has none), the tail bound every schedule
+    outside it. A grid proved empty with an infinite tail contradicts the schedules
+    the method already holds, so neither is trusted then.
+    """
+    if status == highspy.HighsModelStatus.kInfeasible:
+        dual = math.inf
+    else:
+        dual = float(info.mip_dual_bound)
+        if math.isnan(dual) or dual == math.inf:
+            dual = -math.inf
+    if math.isinf(dual) and math.isinf(tail) and dual > 0 and tail > 0:
+        return -math.inf
+    return min(dual, tail)
+
+
+def checked(instance: Instance, info: Any, read: Callable[[], Solution], notes: list[str]
+            ) -> Solution | None:
+    """The schedule ``read()`` extracts from HiGHS's incumbent, if the checker accepts it.
+
+    ``None`` (with a note saying why) when HiGHS has no incumbent, it cannot be
+    read, or the checker rejects it.
+    """
+    if not has_incumbent(info):
+        return None
+    try:
+        candidate = read()
+    except ValueError as err:
+        notes.append(f"unreadable HiGHS solution: {err}")
+        return None
+    problems = check(instance, candidate)
+    if problems:
+        notes.append(f"HiGHS solution rejected by the checker: {problems[0]}")
+        return None
+    return candidate
+
+
 # --------------------------------------------------------------------- solve
 
 def solve(instance: Instance, objective: str = "penalised_a", time_limit: float | None = None,
@@ -690,33 +739,12 @@ def solve(instance: Instance, objective: str = "penalised_a", time_limit: float 
             solver = ArrayHighs(budget, model.columns(), _start_values(model, placements))
             check_budget(budget, len(model.x), "starting HiGHS")
             status, info = solve_and_read(model.problem, solver)
-            highs = model.problem.solverModel
-            kinds = highspy.HighsModelStatus
-            if status == kinds.kInfeasible:
-                # No grid schedule at all: every schedule lies outside the grid.
-                grid_bound = math.inf
-            else:
-                stopped = status == kinds.kTimeLimit
-                grid_bound = float(info.mip_dual_bound)
-                if math.isnan(grid_bound) or grid_bound == math.inf:
-                    grid_bound = -math.inf
-            tail = model.tail_bound if math.isfinite(model.tail_bound) or math.isfinite(
-                grid_bound) else -math.inf  # grid infeasible yet exact: trust neither
-            bound = max(lower, min(grid_bound, tail))
-            notes.append(f"HiGHS: {highs.modelStatusToString(status)}")
-            if has_incumbent(info):
-                try:
-                    candidate = extract(model)
-                except ValueError as err:
-                    notes.append(f"unreadable HiGHS solution: {err}")
-                else:
-                    problems = check(instance, candidate)
-                    if problems:
-                        notes.append(f"HiGHS solution rejected by the checker: {problems[0]}")
-                    else:
-                        value = _value(instance, candidate, objective)
-                        if value < best_value:
-                            best, best_value = candidate, value
+            stopped = status == highspy.HighsModelStatus.kTimeLimit
+            bound = max(lower, grid_bound(status, info, model.tail_bound))
+            notes.append(f"HiGHS: {model.problem.solverModel.modelStatusToString(status)}")
+            candidate = checked(instance, info, lambda: extract(model), notes)
+            if candidate is not None and _value(instance, candidate, objective) < best_value:
+                best, best_value = candidate, _value(instance, candidate, objective)
         except BudgetExpired as err:
             stopped = True
             notes.append(str(err))
