@@ -1,6 +1,10 @@
-"""Malleable family: the offline batch MILP (PuLP + HiGHS, one thread).
+"""Malleable family: the rigid batch MILP (whole clusters, one job at a time; PuLP + HiGHS).
 
 Run ``python benchmarks/bench_malleable_batch.py [--objective penalised_a] [--limit 60]``.
+
+Its optima are those of the rigid restriction, not of the malleable problem:
+the family's ``exact`` method uses this model for incumbents only
+(``bench_malleable_exact.py`` measures what it proves).
 
 1. 10 jobs (``generate(10, "small", seed)``) on the two 4-resource platforms,
    the default one (a 64-CPU free cluster takes most jobs: optima are often 0)
