@@ -28,10 +28,8 @@ from typing import Any
 import numpy as np
 
 from hybridsched.malleable.instance import Instance
+from hybridsched.malleable.schema import EVENTS
 from hybridsched.malleable.solution import Solution
-
-#: Event names the simulation writes.
-EVENTS = ("arrival", "start", "end", "decision", "wait", "reschedule")
 
 
 def _time(record: Any) -> float | None:

@@ -206,7 +206,8 @@ def solution_from_dict(document: Any, instance: Instance, source: str = "<soluti
         raise InputError(f"{source}: field optimised: must be one of {', '.join(WEIGHTS)}, "
                          f"got {optimised!r}")
     return Solution(resource, arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3], arr[:, 4],
-                    events=tuple(doc.events or ()), reported=reported, optimised=optimised)
+                    events=tuple(e.model_dump(exclude_none=True) for e in doc.events or ()),
+                    reported=reported, optimised=optimised)
 
 
 def solution_to_dict(solution: Solution, instance: Instance, **summary: Any) -> dict[str, Any]:

@@ -25,7 +25,7 @@ A solution gives each job its resource and the pieces it ran: processors
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
@@ -173,10 +173,36 @@ class PlacementDoc(Strict):
     pieces: Annotated[list[PieceDoc], Field(min_length=1)]
 
 
+#: Event names the simulation writes.
+EVENTS = ("arrival", "start", "end", "decision", "wait", "reschedule")
+
+
+class EventDoc(Strict):
+    """One record of the event log: the simulation's fields, each with its type.
+
+    Whether the records agree with the schedule is the checker's question
+    (:mod:`hybridsched.malleable.event_log`); a record that is not one the
+    simulation could write is bad input.
+    """
+
+    time: Minute
+    event: Literal[EVENTS]  # type: ignore[valid-type]
+    job: Identifier
+    resource: Identifier | None = None
+    end: Minute | None = None
+    cpu: ProcessorIndex | None = None
+    count: ProcessorCount | None = None
+    option: integer(0) | None = None
+    good: bool | None = None
+    cost: Finite | None = None
+    until: Minute | None = None
+
+
 class SolutionDoc(SolutionHeader):
     """A malleable solution file: the realised schedule (plus an optional event log)."""
 
     family: Literal["malleable"] = FAMILY
     jobs: list[PlacementDoc]
-    events: list[dict[str, Any]] | None = None
+    events: list[EventDoc] | None = None
+    policy: Literal["A", "B"] | None = None
     total_delay: Finite | None = None

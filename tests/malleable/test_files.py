@@ -253,6 +253,23 @@ BAD_SOLUTIONS: dict[str, tuple[Callable[[dict], object], tuple[str, ...]]] = {
     "start as a string": (lambda d: d["jobs"][0]["pieces"][0].__setitem__("start", "1"),
                           ("field jobs.0.pieces.0.start", "string")),
     "another family": (lambda d: d.__setitem__("family", "bot-sites"), ("field family",)),
+    "log time as a string": (lambda d: d["events"][0].__setitem__("time", "x"),
+                             ("field events.0.time", "string")),
+    "log time missing": (lambda d: d["events"][1].pop("time"), ("field events.1.time",)),
+    "log time negative": (lambda d: d["events"][0].__setitem__("time", -1),
+                          ("field events.0.time",)),
+    "unknown log event": (lambda d: d["events"][0].__setitem__("event", "boom"),
+                          ("field events.0.event",)),
+    "log record without a job": (lambda d: d["events"][0].pop("job"), ("field events.0.job",)),
+    "unknown log field": (lambda d: d["events"][0].__setitem__("colour", 1),
+                          ("field events.0.colour",)),
+    "log processors negative": (
+        lambda d: next(e for e in d["events"] if e["event"] == "start").__setitem__("cpu", -1),
+        ("field events.", ".cpu")),
+    "log not a list": (lambda d: d.__setitem__("events", "abc"), ("field events",)),
+    "unknown policy": (lambda d: d.__setitem__("policy", "Z"), ("field policy",)),
+    "unknown objective optimised": (lambda d: d.__setitem__("optimised", "makespan"),
+                                    ("field optimised", "'makespan'")),
 }
 
 
