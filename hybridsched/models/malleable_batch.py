@@ -738,7 +738,7 @@ def solve(instance: Instance, objective: str = "penalised_a", time_limit: float 
                 raise _EmptyGrid
             solver = ArrayHighs(budget, model.columns(), _start_values(model, placements))
             check_budget(budget, len(model.x), "starting HiGHS")
-            status, info = solve_and_read(model.problem, solver)
+            status, info = solve_and_read(model.problem, solver, budget)
             stopped = status == highspy.HighsModelStatus.kTimeLimit
             bound = max(lower, grid_bound(status, info, model.tail_bound))
             notes.append(f"HiGHS: {model.problem.solverModel.modelStatusToString(status)}")

@@ -92,7 +92,7 @@ def _general(instance: Instance, objective: str, best: Solution, best_value: flo
                  f"tail bound {tail:g}")
     solver = ArrayHighs(budget, columns, malleable_general.start_values(model, best))
     check_budget(budget, len(columns), "starting HiGHS")
-    status, info = solve_and_read(model.problem, solver)
+    status, info = solve_and_read(model.problem, solver, budget)
     notes.append(f"HiGHS: {model.problem.solverModel.modelStatusToString(status)}")
     better = malleable_batch.checked(instance, info, lambda: malleable_general.extract(model),
                                      notes)

@@ -18,13 +18,18 @@ import pulp
 
 from hybridsched import interrupt
 from hybridsched.budget import BudgetExpired, TimeBudget
-from hybridsched.models.highs_stop import watch
+from hybridsched.models.highs_stop import Deadline, watch
 from hybridsched.progress import record_solver_statistics
 
 
-def solve_and_read(problem: pulp.LpProblem, solver: pulp.HiGHS) -> tuple[Any, Any]:
+def solve_and_read(problem: pulp.LpProblem, solver: pulp.HiGHS,
+                   budget: TimeBudget | None = None) -> tuple[Any, Any]:
     """Solve ``problem`` with ``solver``; return HiGHS's ``(model status, info)``.
 
+    ``budget``: the method's time, enforced through HiGHS's interrupt
+    callbacks as well as its own time limit (which it checks too
+    rarely inside root cut rounds, see :mod:`~hybridsched.models.highs_stop`);
+    a solve stopped there reports HiGHS's "Time limit reached" status.
     Records the solve, its time and its MIP nodes with any active
     :func:`~hybridsched.progress.solver_statistics` collector.
 
@@ -34,9 +39,11 @@ def solve_and_read(problem: pulp.LpProblem, solver: pulp.HiGHS) -> tuple[Any, An
         When Ctrl-C stopped HiGHS (its "interrupted" status is never a result).
     """
     run = solver.callSolver
+    deadline = Deadline()
 
     def watched_run(lp: pulp.LpProblem) -> None:
-        watch(lp.solverModel)  # PuLP makes the highspy.Highs object just before this call
+        watch(lp.solverModel, deadline)  # PuLP makes the highspy.Highs object just before
+        deadline.set(budget.remaining() if budget is not None else None)
         with interrupt.deferred():
             run(lp)
 
@@ -47,13 +54,16 @@ def solve_and_read(problem: pulp.LpProblem, solver: pulp.HiGHS) -> tuple[Any, An
     finally:
         solver.callSolver = run
     highs = problem.solverModel
-    if highs.getModelStatus() == highspy.HighsModelStatus.kInterrupt:
-        raise KeyboardInterrupt  # only Ctrl-C interrupts these solves (they use time_limit)
+    status = highs.getModelStatus()
+    if status == highspy.HighsModelStatus.kInterrupt:
+        if not deadline.passed() or interrupt.requested():
+            raise KeyboardInterrupt  # Ctrl-C: an interrupted solve is never a result
+        status = highspy.HighsModelStatus.kTimeLimit
     info = highs.getInfo()
     record_solver_statistics(solves=1, solver_s=time.perf_counter() - began,
                              mip_nodes=max(0, int(info.mip_node_count)),
                              simplex_iterations=max(0, int(info.simplex_iteration_count)))
-    return highs.getModelStatus(), info
+    return status, info
 
 
 def has_incumbent(info: Any) -> bool:
@@ -89,8 +99,9 @@ class ArrayHighs(pulp.HiGHS):
     """
 
     def __init__(self, budget: TimeBudget, columns: list[pulp.LpVariable],
-                 start: dict[pulp.LpVariable, float] | None):
-        super().__init__(msg=False, threads=1, gapRel=0.0, presolve="off", random_seed=0)
+                 start: dict[pulp.LpVariable, float] | None, **options: Any):
+        super().__init__(msg=False, threads=1, gapRel=0.0,
+                         **{"presolve": "off", "random_seed": 0, **options})
         self.budget = budget
         self.columns = columns
         self.start = start
@@ -117,6 +128,7 @@ class ArrayHighs(pulp.HiGHS):
         upper = np.array([inf if v.upBound is None else v.upBound for v in columns], dtype=float)
         none_i, none_f = np.zeros(0, dtype=np.int32), np.zeros(0, dtype=float)
         highs.addCols(n, cost, lower, upper, 0, none_i, none_i, none_f)
+        highs.changeObjectiveOffset(float(lp.objective.constant))  # so the dual bound is whole
         integer = np.array([v.index for v in columns if v.cat == pulp.LpInteger], dtype=np.int32)
         if integer.size:
             highs.changeColsIntegrality(integer.size, integer,
