@@ -12,7 +12,7 @@ import numpy as np
 
 from hybridsched.families import Family, converters, register_family
 from hybridsched.gang import files
-from hybridsched.gang.checker import check, evaluate
+from hybridsched.gang.checker import check, could_finish, evaluate
 from hybridsched.gang.instance import Instance
 from hybridsched.gang.solution import Solution
 
@@ -35,9 +35,12 @@ def reference(instance: Instance) -> dict[str, float]:
 
 
 def lower_bound(instance: Instance) -> float:
-    """Jobs that fewer than ``parallelism`` VMs could ever finish in time are unfinished."""
-    fast = instance.task_time() <= instance.deadline[:, None]
-    return float(np.sum((instance.fits() & fast).sum(axis=1) < instance.parallelism))
+    """Jobs that fewer than ``parallelism`` VMs could ever finish in time are unfinished.
+
+    "In time" is the checker's rule, tolerance included (:func:`could_finish`), so the
+    bound never exceeds the objective of a schedule the checker accepts.
+    """
+    return float(np.sum(could_finish(instance).sum(axis=1) < instance.parallelism))
 
 
 FAMILY = register_family(

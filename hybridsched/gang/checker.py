@@ -10,6 +10,11 @@ Metrics (the paper's): ``unfinished`` (UFJ, the jobs not run), ``awt``
 arrival-to-end time), ``sin`` (instructions of the finished jobs:
 parallelism x instructions), and ``utilisation`` (busy VM time over the VMs
 times the span from the first arrival to the last end). The objective is UFJ.
+
+Claims: a solution file's stated ``objective`` and each stated metric above
+are compared with the recomputed values (one rule for every family:
+:func:`hybridsched.families.wrong_claims`), and its event log with the
+schedule (:mod:`hybridsched.gang.event_log`).
 """
 
 from __future__ import annotations
@@ -18,14 +23,28 @@ from typing import Any
 
 import numpy as np
 
-from hybridsched.families import Evaluation
+from hybridsched.families import Evaluation, wrong_claims
+from hybridsched.gang.event_log import log_problems
 from hybridsched.gang.instance import Instance
+from hybridsched.gang.schema import CLAIMS
 from hybridsched.gang.solution import Solution
 
 #: Absolute tolerance on times (deadlines, VM overlaps).
 TIME_TOL = 1e-9
 #: Most violations listed.
 MAX_LISTED = 50
+
+
+def could_finish(instance: Instance) -> np.ndarray:
+    """``ok[j, v]``: VM ``v`` meets job ``j``'s demands and can end a task by the deadline.
+
+    The earliest start :func:`check` accepts is ``arrival - TIME_TOL`` and the
+    latest end ``due + TIME_TOL``, computed as there; no accepted schedule
+    runs a task of ``j`` on ``v`` where this is false.
+    """
+    earliest = instance.arrival - TIME_TOL
+    ends = earliest[:, None] + instance.instructions[:, None] / instance.speed[None, :]
+    return instance.fits() & (ends <= instance.due[:, None] + TIME_TOL)
 
 
 def finish_times(instance: Instance, solution: Solution) -> np.ndarray:
@@ -82,10 +101,14 @@ def check(instance: Instance, solution: Solution) -> list[str]:
     for j in np.flatnonzero(late)[:MAX_LISTED]:
         problems.append(f"job {ids[j]!r} ends at {finish[j]:g}, after its deadline "
                         f"{instance.due[j]:g}")
-    stated = solution.reported.get("unfinished")
-    if stated is not None and not problems and stated != int((~started).sum()):
-        problems.append(f"reported unfinished {stated:g} != recomputed {int((~started).sum())}")
-    return problems
+    if problems:
+        return problems
+    problems += log_problems(instance, solution, finish, TIME_TOL, MAX_LISTED)
+    metrics = evaluate(instance, solution).metrics
+    stated = solution.reported
+    return problems + wrong_claims(
+        [("objective (unfinished jobs)", stated.get("objective"), metrics["unfinished"])]
+        + [(name, stated.get(name), metrics[name]) for name in CLAIMS])
 
 
 def evaluate(instance: Instance, solution: Solution) -> Evaluation:
