@@ -8,7 +8,7 @@ import numpy as np
 
 from hybridsched.errors import InputError
 from hybridsched.gang.instance import Instance
-from hybridsched.gang.schema import InstanceDoc, ReferenceDoc, SolutionDoc
+from hybridsched.gang.schema import CLAIMS, InstanceDoc, ReferenceDoc, SolutionDoc
 from hybridsched.gang.solution import from_starts
 from hybridsched.io.documents import compact_number, first_duplicate
 from hybridsched.io.jsonio import parse_model
@@ -102,14 +102,19 @@ def solution_from_dict(document: Any, instance: Instance, source: str = "<soluti
             raise InputError(f"{source}: field dropped.{k}.job: job {item.job!r} is dropped "
                              "twice")
         dropped[jobs[item.job]] = item.reason
-    solution = from_starts(instance.n_jobs, starts, dropped, tuple(doc.events or ()))
-    if doc.unfinished is not None:
-        solution.reported["unfinished"] = float(doc.unfinished)
+    events = tuple(e.model_dump(exclude_none=True) for e in doc.events or ())
+    solution = from_starts(instance.n_jobs, starts, dropped, events)
+    for name in ("objective", *CLAIMS):
+        if getattr(doc, name) is not None:
+            solution.reported[name] = float(getattr(doc, name))
     return solution
 
 
 def solution_to_dict(solution: Any, instance: Instance, **summary: Any) -> dict[str, Any]:
     """Serialise a solution; ``summary`` (method, status, ...) is stored alongside."""
+    from hybridsched.gang.checker import evaluate
+
+    metrics = evaluate(instance, solution).metrics
     started = []
     for j in solution.started:
         vms = solution.task_vm[solution.task_job == j]
@@ -118,7 +123,7 @@ def solution_to_dict(solution: Any, instance: Instance, **summary: Any) -> dict[
     document: dict[str, Any] = {
         "format": "hybridsched-solution", "version": 1, "family": "gang",
         "instance": instance.name, **summary,
-        "unfinished": int(instance.n_jobs - len(solution.started)),
+        **{name: metrics[name] for name in CLAIMS},
         "started": started,
         "dropped": [{"job": instance.job_ids[j], "reason": reason}
                     for j, reason in sorted(solution.dropped.items())],

@@ -15,7 +15,7 @@ A solution lists the started jobs (start time and VMs) and the dropped ones
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
@@ -99,11 +99,41 @@ class DropDoc(Strict):
     reason: str = ""
 
 
+#: Event names the simulation writes.
+EVENTS = ("arrival", "start", "end", "drop")
+#: Metrics a solution file may state (the checker compares each stated one).
+CLAIMS = ("unfinished", "finished", "awt", "ave", "sin", "utilisation")
+
+
+class EventDoc(Strict):
+    """One record of the event log: the simulation's fields, each with its type.
+
+    Whether the records agree with the schedule is the checker's question
+    (:mod:`hybridsched.gang.event_log`); a record that is not one the
+    simulation could write is bad input.
+    """
+
+    time: StartTime
+    event: Literal[EVENTS]  # type: ignore[valid-type]
+    job: Identifier
+    vms: Annotated[list[Identifier], Field(min_length=1)] | None = None
+    end: number(ge=0) | None = None
+    reason: str | None = None
+
+
 class SolutionDoc(SolutionHeader):
-    """A gang solution file: started and dropped jobs, and an optional event log."""
+    """A gang solution file: started and dropped jobs, an optional log, stated metrics.
+
+    Each stated metric (and ``objective``) is compared with the checker's by ``validate``.
+    """
 
     family: Literal["gang"] = FAMILY
     started: list[StartDoc]
     dropped: list[DropDoc] = Field(default_factory=list)
-    events: list[dict[str, Any]] | None = None
+    events: list[EventDoc] | None = None
     unfinished: integer(0) | None = None
+    finished: integer(0) | None = None
+    awt: number(ge=0) | None = None
+    ave: number(ge=0) | None = None
+    sin: number(ge=0) | None = None
+    utilisation: number(ge=0) | None = None
