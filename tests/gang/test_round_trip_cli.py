@@ -100,3 +100,43 @@ def test_generated_files_round_trip_through_json(jobs: int, rate: float, vms: in
     result = run_method("gang", method, again)
     document = json.loads(json.dumps(files.solution_to_dict(result.solution, again)))
     assert check(again, files.solution_from_dict(document, again)) == []
+
+
+def test_validate_refuses_a_misstated_claim_or_log_and_bad_records(tmp_path: Path, cli) -> None:
+    """A wrong claim or log is a violation (exit 1); a record it could not write, bad input (2)."""
+    inst, sched = tmp_path / "i.json", tmp_path / "s.json"
+    run(cli, "simulate", "gang", "--jobs", 30, "--rate", 8, "--seed", 3, "--method", "fair",
+        "--save-instance", inst, "-o", sched)
+    good = json.loads(sched.read_text())
+    assert good["dropped"] and good["events"] and good["objective"] == good["unfinished"]
+
+    def validate(change) -> tuple[int, str, str]:
+        document = json.loads(json.dumps(good))
+        change(document)
+        path = tmp_path / "mutant.json"
+        path.write_text(json.dumps(document))
+        code, out, err = cli("validate", inst, path)
+        assert "Traceback" not in err
+        return code, out, err
+
+    for change, reason in [
+        (lambda d: d.update(objective=d["objective"] + 1), "objective"),
+        (lambda d: d.update(ave=d["ave"] + 0.5), "ave"),
+        (lambda d: d["events"].pop(), "records of job"),
+        (lambda d: d["events"][0].update(time=d["events"][0]["time"] + 0.5), "arrives at"),
+    ]:
+        code, out, err = validate(change)
+        lines = out.strip().splitlines()
+        assert code == 1 and "INVALID" in err and len(err.strip().splitlines()) == 1, err
+        assert reason in lines[0], out
+        # A claim alone misstated: the one reason naming it.
+        assert len(lines) == 1 or reason not in ("objective", "ave"), out
+    for change, field in [
+        (lambda d: d["dropped"].append(d["dropped"][0]), "dropped."),
+        (lambda d: d["dropped"][0].update(job="ghost"), "dropped.0.job"),
+        (lambda d: d["events"][1].pop("job"), "events.1.job"),
+        (lambda d: d["events"][0].update(time="soon"), "events.0.time"),
+        (lambda d: d["events"][0].update(event="explode"), "events.0.event"),
+    ]:
+        code, _, err = validate(change)
+        assert code == 2 and len(err.strip().splitlines()) == 1 and field in err, err
