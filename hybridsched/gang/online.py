@@ -23,12 +23,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from hybridsched.gang.checker import TIME_TOL
 from hybridsched.gang.instance import Instance
 from hybridsched.gang.solution import Solution, from_starts
 from hybridsched.sim import Simulation
 
-#: Slack on deadlines when deciding whether a VM is fast enough.
-DEADLINE_TOL = 1e-9
+#: Slack on deadlines when deciding whether a VM is fast enough: the checker's.
+DEADLINE_TOL = TIME_TOL
 
 
 @dataclass
