@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from hybridsched.budget import TimeBudget
 from hybridsched.gang.checker import evaluate
 from hybridsched.gang.instance import Instance
@@ -64,7 +62,5 @@ def exact(instance: Instance, *, seed: int | None = None,
 
     budget = TimeBudget(time_limit)
     name, incumbent = best_heuristic(instance)
-    result = solve(instance, budget.remaining() if budget.limited else None, incumbent,
-                   lower_bound(instance))
-    return replace(result, message=result.message.replace(
-        "the best heuristic schedule", f"the best heuristic schedule ({name})", 1))
+    return solve(instance, budget.remaining() if budget.limited else None, incumbent,
+                 lower_bound(instance), source=f"the best heuristic schedule ({name})")
