@@ -647,18 +647,37 @@ def test_compare_bad_input_outranks_infeasible_and_failed_runs(tmp_path, cli, mo
 # -- solve: no schedule, one line -----------------------------------------------------------
 
 def test_solve_without_a_schedule_says_why_in_one_line(tmp_path, cli):
-    # A time limit too short for the gang model: no schedule (was: exit 1 and nothing on
-    # standard error, or a warning line; now one error line, also with --json).
+    # Hosts that err 99% of the time and leave early: no correct result for any unit, so
+    # no schedule (was: exit 1 and nothing on standard error, or a warning line; now one
+    # error line, also with --json).
+    generated = tmp_path / "p.json"
+    assert cli("generate", "pull", "--units", "2", "--dci", "idg", "--capacity", "100",
+               "-o", generated)[0] == 0
+    document = json.loads(generated.read_text())
+    for host in document["hosts"]:
+        host["error"], host["windows"] = 0.99, host["windows"][:1]
+    instance = write(tmp_path, "rare.json", json.dumps(document))
     target = tmp_path / "s.json"
     for extra in ([], ["--json"]):
-        code, out, err = cli("solve", GANG_FILE, "--method", "exact", "--time-limit", "1e-300",
-                             "-o", target, *extra)
+        code, out, err = cli("solve", instance, "--method", "fcfs", "-o", target, *extra)
         assert code == 1 and "Traceback" not in out + err
         assert err.strip().splitlines() == [
-            f"error: no solution: HiGHS: Time limit reached without a schedule (nothing "
-            f"written to {target})"], err
+            "error: no solution: no correct result for work unit(s) 'w0', 'w1': the hosts' "
+            f"availability ends first (or the horizon, 1e+09 s) (nothing written to {target})"], err
         assert not target.exists()
-    assert json.loads(out)["status"] == "no_solution"
+
+
+def test_an_exact_method_out_of_time_returns_the_best_heuristic(tmp_path, cli):
+    # Gang's exact method starts from the best heuristic: a time limit too short for the
+    # model (1e-300 s, like 0) still gives that schedule, with its bound.
+    target = tmp_path / "s.json"
+    heuristics_not_optimal = INSTANCES / "gang" / "small-12.json"
+    code, out, err = cli("solve", heuristics_not_optimal, "--method", "exact", "--time-limit",
+                         "1e-300", "-o", target, "--json")
+    assert code == 0 and err.strip() == f"wrote {target}", err
+    result = json.loads(out)
+    assert result["status"] == "time_limit" and "best heuristic" in result["message"]
+    assert result["bound"] < result["objective"] and target.exists()
 
 
 def test_solve_of_an_infeasible_instance_is_one_line(tmp_path, cli):
