@@ -36,14 +36,20 @@ overlaps) and solved in up to three versions:
   schedule does not meet the bound, the model is solved again for a
   schedule (:data:`RETRIES`): with the deadline tolerance but no early start
   or overlap (what the read-back produces), then with every row shortened by
-  twice HiGHS's tolerance (whose solutions read back within their rows).
-  The relaxed bound still bounds their schedules.
+  twice HiGHS's tolerance. Each dropped job yields a no-good cut (the VM and
+  order choices that made it late, :func:`extract`), added to these models,
+  which are re-solved until their read-back needs no repair (at most
+  :data:`MAX_CUT_ROUNDS` rounds). The relaxed bound still bounds their
+  schedules.
 
-An optimum reached only inside the band (a job ending before its deadline
-*because* it starts ``TIME_TOL`` early or overlaps) is therefore not returned,
-and not claimed: ``optimal`` is claimed only when the checked schedule's UFJ
-meets the proven bound. The method starts from the best heuristic schedule
-(given by the caller, as a MIP start) and never returns a worse one.
+An optimum reached only inside the band (a job ending by ``due + TIME_TOL``
+only because it, or a job before it, starts early or overlaps) is therefore
+not returned, and not claimed: the result is ``feasible``, with the best
+schedule without early starts or overlaps and the relaxed bound.
+``optimal`` is claimed only when the checked schedule's UFJ meets the proven
+bound. The method starts from the best heuristic schedule (given by the
+caller, as a MIP start: jobs, VMs, starts and the order binaries they imply)
+and never returns a worse one.
 """
 
 from __future__ import annotations
