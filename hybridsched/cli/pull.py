@@ -37,6 +37,13 @@ class Behaviour(StrEnum):
     NEVER = "never"
 
 
+class Spread(StrEnum):
+    """Readings of the paper's sigma (see :mod:`hybridsched.heuristics.pull_promethee`)."""
+
+    SIGNED = "signed-pairs"
+    ABSOLUTE = "absolute-pairs"
+
+
 class Preference(StrEnum):
     """The paper's preference functions."""
 
@@ -115,6 +122,10 @@ def simulate_pull(
     = None,
     window: Annotated[float, typer.Option(callback=finite(gt=0, le=1), help="promethee: "
                       "fraction of the queue ranked (the paper's mu).")] = 1.0,
+    spread: Annotated[Spread, typer.Option(help="promethee: what sigma is the standard "
+                      "deviation of: signed-pairs (the paper's 'differences d for all pairs', "
+                      "read literally) or absolute-pairs (|d| over unordered pairs).")]
+    = Spread.SIGNED,
     seed: Seed = 0,
     as_json: JsonFlag = False,
     output: ScheduleOutput = None,
@@ -129,12 +140,13 @@ def simulate_pull(
     from hybridsched.registry import check_options, get_method
 
     get_method("pull", method)  # an unknown method is bad input, before anything runs
-    given_promethee = generator_options_given(
-        ctx, ("preference", "weights", "targets", "q", "p", "window"))
+    from hybridsched.heuristics.pull_promethee import OPTIONS
+
+    given_promethee = generator_options_given(ctx, OPTIONS)
     options: dict[str, Any] = {}
     if method == "promethee":
         options = {"preference": preference.value, "weights": weights, "targets": targets,
-                   "q": q, "p": p, "window": window}
+                   "q": q, "p": p, "window": window, "spread": spread.value}
         check_options("pull", method, options)
     elif given_promethee:
         raise InputError(f"option --{given_promethee[0]}: only the promethee method takes it")

@@ -57,11 +57,15 @@ choices agree up to ties within that tolerance. The Gaussian has only the
 pairwise path (vectorised in chunks of rows).
 
 **Thresholds from the spread.** ``p = None`` is the pull paper's Linear
-threshold, sigma (:func:`pairwise_deviation_std`, the standard deviation of
-the absolute deviations ``|x_a - x_b|`` over the ``n (n - 1) / 2`` pairs,
-exact in O(n log n) from the same sort: their sum is
-``sum_k (2k - n + 1) s_k`` for the sorted values ``s``); ``relative``
-thresholds are multiples of sigma. An unset ``p`` is never below ``q``:
+threshold, sigma, "the standard deviation of the differences d for all
+pairs of tasks" (Moca et al., section 6.3.2), which a criterion reads one of
+two ways (``spread``): ``absolute-pairs``, the standard deviation of the
+absolute deviations ``|x_a - x_b|`` over the ``n (n - 1) / 2`` pairs
+(:func:`pairwise_deviation_std`, exact in O(n log n) from the same sort:
+their sum is ``sum_k (2k - n + 1) s_k`` for the sorted values ``s``), or
+``signed-pairs``, of the signed ``x_a - x_b`` over the ``n (n - 1)`` ordered
+pairs (:func:`signed_deviation_std`, O(n)); ``relative`` thresholds are
+multiples of sigma. An unset ``p`` is never below ``q``:
 ``p = max(sigma, q)``, and where that is ``q`` (the spread is at most the
 indifference), linear and level read as their limit, the U-shape at ``q``
 (0 up to ``q``, 1 above). A vshape uses ``p`` only (``q`` is ignored) and
@@ -95,6 +99,9 @@ from hybridsched.errors import InputError
 from hybridsched.heuristics.sorted_sums import DeviationSums, beaten_counts, beating_starts
 
 Function = Literal["usual", "ushape", "vshape", "linear", "level", "gaussian"]
+#: What sigma is the standard deviation of (module doc, "Thresholds from the spread").
+Spread = Literal["absolute-pairs", "signed-pairs"]
+SPREADS: tuple[str, ...] = ("absolute-pairs", "signed-pairs")
 FUNCTIONS: tuple[str, ...] = ("usual", "ushape", "vshape", "linear", "level", "gaussian")
 FAST_FUNCTIONS = ("usual", "ushape", "vshape", "linear", "level")
 #: Rows per chunk of the pairwise path (bounds its memory to chunk x n floats).
@@ -117,7 +124,9 @@ class Criterion:
     criterion's values, the pull paper's Linear threshold, computed from the
     same sort, and never below ``q``: module doc); ``s`` by ``gaussian``.
     With ``relative``, ``q``, ``p`` and ``s`` are multiples of sigma
-    (:func:`scaled`).
+    (:func:`scaled`). ``spread`` says which deviations sigma is the standard
+    deviation of: ``absolute-pairs`` (``|x_a - x_b|`` over unordered pairs)
+    or ``signed-pairs`` (``x_a - x_b`` over ordered pairs, mean 0).
     """
 
     target: Literal["min", "max"] = "max"
@@ -127,6 +136,7 @@ class Criterion:
     p: float | None = 1.0
     s: float = 1.0
     relative: bool = False
+    spread: Spread = "absolute-pairs"
 
 
 def scaled(c: Criterion, sigma: float) -> Criterion:
@@ -220,7 +230,8 @@ def _resolved(c: Criterion, s: np.ndarray) -> Criterion:
     """
     if not c.relative and c.p is not None:
         return c
-    sigma = _sorted_deviation_std(s)
+    sigma = (_sorted_deviation_std(s) if c.spread == "absolute-pairs"
+             else _signed_deviation_std(s))
     if c.relative:
         c = scaled(c, sigma)
     if c.p is None:
@@ -394,6 +405,29 @@ def pairwise_deviation_std(values: np.ndarray) -> float:
     x = np.asarray(values, dtype=float)
     _finite(x, "values")
     return _sorted_deviation_std(np.sort(x))
+
+
+def signed_deviation_std(values: np.ndarray) -> float:
+    """Standard deviation of ``x_a - x_b`` over the ordered pairs ``a != b``, in O(n).
+
+    The deviations have mean 0 and ``sum over ordered pairs of d^2 = 2 n sum (x -
+    mean)^2``, so sigma is ``sqrt(2 sum (x - mean)^2 / (n - 1))``: ``sqrt(2)``
+    times the sample standard deviation of the values (about 1.7 times the
+    ``absolute-pairs`` sigma for uniform values).
+    """
+    x = np.asarray(values, dtype=float)
+    _finite(x, "values")
+    return _signed_deviation_std(np.sort(x))
+
+
+def _signed_deviation_std(x: np.ndarray) -> float:
+    """:func:`signed_deviation_std` of sorted values (0 for fewer than two)."""
+    n = len(x)
+    if n < 2:
+        return 0.0
+    centred = _centred(x)
+    centred -= centred.mean()
+    return math.sqrt(2.0 * float(np.sum(centred * centred)) / (n - 1))
 
 
 def _centred(s: np.ndarray) -> np.ndarray:

@@ -17,11 +17,22 @@ this decision, so thresholds are given *in units of sigma*, for every
 criterion and function alike: ``linear`` uses ``(q, p)`` (default ``(0,
 1)``: the paper's function), ``level`` uses ``(q, p)`` (default ``(0.5,
 1)``; the paper gives no values), ``gaussian`` uses ``s = p x sigma``
-(default ``p = 1``: the paper's ``2 sigma^2``). ``sigma`` is the standard
-deviation of ``|a_i - a_j|`` over the pairs of queued tasks; when it is 0
-(two tasks, or equal values) every function reads as its limit, the usual
-criterion (any positive deviation is a full preference), as the paper's
-Linear does literally (``P = 1`` for ``d > sigma``).
+(default ``p = 1``: the paper's ``2 sigma^2``). When sigma is 0 (equal
+values) every function reads as its limit, the usual criterion (any
+positive deviation is a full preference), as the paper's Linear does
+literally (``P = 1`` for ``d > sigma``).
+
+**Which sigma** (option ``spread``). The paper: "sigma is the standard
+deviation of the differences d_ic for all pairs of tasks", with
+"d_ic(t1, t2) = a_ic,1 - a_ic,2" (section 6.3.2). Read literally
+(``signed-pairs``, the default): the signed differences over every ordered
+pair of distinct queued tasks, whose mean is 0, so sigma is ``sqrt(2)``
+times the values' sample standard deviation. The other reading
+(``absolute-pairs``, this toolkit's default before issue 19): the standard
+deviation of ``|a_i - a_j|`` over the unordered pairs, about 1.7 times
+smaller for uniform values, so the same ``p = 1`` is a steeper Linear
+function. With two queued tasks the signed reading gives their distance, the
+absolute one 0 (one pair has no spread).
 
 **Window mu** (section 6.3.4): rank a random fraction ``window`` of the
 queued tasks (at least one), drawn with the method's seeded generator.
@@ -39,7 +50,13 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from hybridsched.errors import InputError
-from hybridsched.heuristics.promethee import Criterion, check_criteria, criterion_sums, flows
+from hybridsched.heuristics.promethee import (
+    SPREADS,
+    Criterion,
+    check_criteria,
+    criterion_sums,
+    flows,
+)
 from hybridsched.pull.online import PullPolicy
 from hybridsched.pull.reputation import eei
 
@@ -51,6 +68,10 @@ PREFERENCES = {"linear": (0.0, 1.0), "level": (0.5, 1.0), "gaussian": (0.0, 1.0)
 #: weights (ECT, price, EEI) = (0.6, 0.1, 0.3) (Tables 7, 8 and 11).
 DEFAULT_WEIGHTS = (0.6, 0.1, 0.3)
 DEFAULT_TARGETS = ("max", "max", "max")
+#: The literal reading of the paper's sigma (module doc, "Which sigma").
+DEFAULT_SPREAD = "signed-pairs"
+#: The options of the promethee method, as the registry's check and the CLI know them.
+OPTIONS = ("preference", "weights", "targets", "q", "p", "window", "spread")
 
 
 @dataclass(frozen=True)
@@ -63,6 +84,7 @@ class Strategy:
     q: float | None = None
     p: float | None = None
     window: float = 1.0
+    spread: str = DEFAULT_SPREAD
 
     @property
     def thresholds(self) -> tuple[float, float]:
@@ -107,8 +129,12 @@ def parse_targets(value: str | Sequence[str]) -> tuple[str, ...]:
 
 def strategy(*, preference: str = "linear", weights: str | Sequence[float] = DEFAULT_WEIGHTS,
              targets: str | Sequence[str] = DEFAULT_TARGETS, q: float | None = None,
-             p: float | None = None, window: float = 1.0) -> Strategy:
+             p: float | None = None, window: float = 1.0,
+             spread: str = DEFAULT_SPREAD) -> Strategy:
     """A checked :class:`Strategy` (one-line :class:`InputError` naming the bad option)."""
+    if spread not in SPREADS:
+        raise InputError(f"option --spread: unknown reading of sigma {spread!r} "
+                         f"(choose from: {', '.join(SPREADS)})")
     if preference not in PREFERENCES:
         raise InputError(f"option --preference: unknown preference function {preference!r} "
                          f"(choose from: {', '.join(PREFERENCES)})")
@@ -121,7 +147,7 @@ def strategy(*, preference: str = "linear", weights: str | Sequence[float] = DEF
         raise InputError(f"option --window: the fraction of the queue ranked must be in "
                          f"(0, 1], got {window!r}")
     chosen = Strategy(parse_targets(targets), parse_weights(weights), preference, q, p,
-                      float(window))
+                      float(window), spread)
     q_, p_ = chosen.thresholds
     if preference != "gaussian" and q_ > p_:
         raise InputError(f"option --q: q ({q_:g}) must not exceed p ({p_:g})")
@@ -134,8 +160,7 @@ def strategy(*, preference: str = "linear", weights: str | Sequence[float] = DEF
 
 def check_strategy_options(options: dict) -> None:
     """The registry's option check: every value a :class:`Strategy` accepts."""
-    strategy(**{k: v for k, v in options.items() if k in
-                ("preference", "weights", "targets", "q", "p", "window")})
+    strategy(**{k: v for k, v in options.items() if k in OPTIONS})
 
 
 class PrometheeScheduler(PullPolicy):
@@ -148,7 +173,7 @@ class PrometheeScheduler(PullPolicy):
         self.flows_method = flows_method  # "auto" (the fast path where it applies) or "pairwise"
         q, p = chosen.thresholds
         self._criteria = [Criterion(target=t, weight=w, function=chosen.preference,
-                                    q=q, p=p, s=p, relative=True)
+                                    q=q, p=p, s=p, relative=True, spread=chosen.spread)
                           for t, w in zip(chosen.targets, chosen.weights, strict=True)]
 
     def matrix(self, noi: np.ndarray, cpu: float, price: float, noi_max: float,

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from hybridsched.heuristics.pull_promethee import (
+    DEFAULT_SPREAD,
     DEFAULT_TARGETS,
     DEFAULT_WEIGHTS,
     Fcfs,
@@ -42,10 +43,11 @@ def _result(name: str, instance: Instance, policy: object) -> Result:
 def promethee(instance: Instance, *, seed: int | None = None, time_limit: float | None = None,
               preference: str = "linear", weights: str | Sequence[float] = DEFAULT_WEIGHTS,
               targets: str | Sequence[str] = DEFAULT_TARGETS, q: float | None = None,
-              p: float | None = None, window: float = 1.0) -> Result:
+              p: float | None = None, window: float = 1.0,
+              spread: str = DEFAULT_SPREAD) -> Result:
     """The Promethee scheduler (criteria ECT, price, EEI; see :mod:`.pull_promethee`)."""
     chosen = strategy(preference=preference, weights=weights, targets=targets, q=q, p=p,
-                      window=window)
+                      window=window, spread=spread)
     return _result("promethee", instance,
                    PrometheeScheduler(chosen, np.random.default_rng(seed or 0)))
 

@@ -15,6 +15,7 @@ threshold in decimal data, a linear band one ulp wide).
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import replace
 from fractions import Fraction
@@ -33,6 +34,7 @@ from hybridsched.heuristics.promethee import (
     criterion_sums,
     flows,
     pairwise_deviation_std,
+    signed_deviation_std,
 )
 
 #: Functions whose sums are counts and halves: both paths give the same floats.
@@ -418,6 +420,33 @@ def test_bad_criteria_are_one_line_errors(criteria, words) -> None:
     with pytest.raises(InputError, match=re.escape(words)) as caught:
         check_criteria(criteria)
     assert "\n" not in str(caught.value)
+
+
+@settings(max_examples=100, deadline=None)
+@given(values=st.lists(st.floats(-1e3, 1e3, allow_nan=False), min_size=2, max_size=60),
+       offset=st.sampled_from([0.0, 1e6, -1e9]))
+def test_signed_deviation_std_is_the_definition_over_ordered_pairs(values, offset) -> None:
+    x = np.array(values) + offset
+    ordered = (x[:, None] - x[None, :])[~np.eye(len(x), dtype=bool)]
+    spread = float(np.array(values).std()) * math.sqrt(2 * len(x) / (len(x) - 1))
+    assert signed_deviation_std(x) == pytest.approx(float(ordered.std()), abs=1e-6, rel=1e-9)
+    assert signed_deviation_std(x) == pytest.approx(spread, abs=1e-6, rel=1e-9)
+
+
+@settings(max_examples=60, deadline=None)
+@given(problem=problems(functions=("vshape", "linear", "level")))
+def test_both_readings_of_sigma_are_the_same_on_both_paths(problem) -> None:
+    matrix, criteria = problem
+    for spread in ("signed-pairs", "absolute-pairs"):
+        paper = [Criterion(c.target, c.weight, c.function, 0.0, None, spread=spread)
+                 for c in criteria]
+        _assert_paths_agree(matrix, paper)
+        sigma = signed_deviation_std if spread == "signed-pairs" else pairwise_deviation_std
+        explicit = [Criterion(c.target, c.weight, c.function, 0.0,
+                              max(sigma(matrix[:, k]), 1e-12)) for k, c in enumerate(criteria)]
+        if all(c.p > 1e-9 for c in explicit):
+            np.testing.assert_allclose(flows(matrix, paper)[2], flows(matrix, explicit)[2],
+                                       atol=1e-9)
 
 
 @settings(max_examples=100, deadline=None)

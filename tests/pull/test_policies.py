@@ -63,21 +63,46 @@ def test_targets_choose_large_or_small_tasks() -> None:
     assert pick("min,max,max", noi, price=0.01) == 1
 
 
-def test_rank_is_the_pairwise_definition_with_sigma_thresholds() -> None:
+@pytest.mark.parametrize("spread", ["signed-pairs", "absolute-pairs"])
+def test_rank_is_the_pairwise_definition_with_sigma_thresholds(spread: str) -> None:
     rng = np.random.default_rng(3)
     matrix = rng.uniform(0, 10, (40, 3))
-    scheduler = PrometheeScheduler(strategy(targets="min,max,min", weights="0.2,0.3,0.5"),
-                                   rng)
+    scheduler = PrometheeScheduler(strategy(targets="min,max,min", weights="0.2,0.3,0.5",
+                                            spread=spread), rng)
     net = scheduler.rank(matrix)
     expected = np.zeros(40)
     for k, (target, weight) in enumerate(zip(("min", "max", "min"), (0.2, 0.3, 0.5),
                                              strict=True)):
         x = matrix[:, k] if target == "max" else -matrix[:, k]
         d = x[:, None] - x[None, :]
-        pairs = np.abs(d[np.triu_indices(40, 1)])
+        # The paper: "the standard deviation of the differences d for all pairs of tasks".
+        pairs = (d[~np.eye(40, dtype=bool)] if spread == "signed-pairs"
+                 else np.abs(d[np.triu_indices(40, 1)]))
         c = Criterion(target, weight, "vshape", 0.0, float(pairs.std()))
         expected += weight * (preference(d, c).sum(1) - preference(-d, c).sum(1)) / 39
     np.testing.assert_allclose(net, expected, atol=1e-9)
+
+
+def test_each_reading_of_sigma_is_the_papers_linear_function_with_its_sigma() -> None:
+    """ECT alone (weight 1, min) of tasks 1, 2 and 11 (x 1,000 s): the signed sigma is
+    sqrt(2) times the sample standard deviation (7.8 x 1,000), the absolute one the
+    standard deviation of the pairs' |d| = 1, 9, 10 (4.0 x 1,000); the flows follow
+    P(d) = min(d / sigma, 1) with each, and differ.
+    """
+    noi = np.array([1e5, 2e5, 11e5])
+    net = {spread: PrometheeScheduler(strategy(targets="min,min,min", weights="1,0,0",
+                                               spread=spread), np.random.default_rng(0))
+           .net_flows(noi, 100.0, 0.0, float(noi.max()), 1.0)
+           for spread in ("signed-pairs", "absolute-pairs")}
+    sigma_signed = float(np.std(np.array([1.0, 2.0, 11.0]), ddof=1) * np.sqrt(2)) * 1e3
+    sigma_abs = float(np.std([1.0, 10.0, 9.0])) * 1e3
+    ect = noi / 100.0
+    for spread, sigma in (("signed-pairs", sigma_signed), ("absolute-pairs", sigma_abs)):
+        d = ect[None, :] - ect[:, None]  # min target: the smaller ECT is preferred
+        pref = np.clip(d / sigma, 0.0, 1.0)
+        expected = (pref.sum(1) - pref.sum(0)) / 2
+        np.testing.assert_allclose(net[spread], expected, atol=1e-12)
+    assert not np.allclose(net["signed-pairs"], net["absolute-pairs"])
 
 
 def test_two_tasks_use_the_limit_of_the_function() -> None:
@@ -115,6 +140,7 @@ def test_fcfs_is_a_seeded_uniform_pick() -> None:
     ({"window": 0.0}, "in (0, 1]"),
     ({"window": 1.5}, "in (0, 1]"),
     ({"q": float("nan")}, "finite number >= 0"),
+    ({"spread": "std"}, "option --spread: unknown reading of sigma 'std'"),
 ])
 def test_bad_strategies(options, words) -> None:
     with pytest.raises(InputError) as error:
