@@ -109,8 +109,9 @@ MAX_SEED = 2**63 - 1
 # Options used by several commands.
 Seed = Annotated[int, typer.Option(min=0, max=MAX_SEED, help="Random seed (>= 0).")]
 Objective = Annotated[str | None, typer.Option(
-    help="Objective to optimise, for families with several: makespan or cost (bot-sites). "
-         "Families with one objective refuse it.")]
+    help="Objective to optimise, for families with several: makespan or cost (bot-sites); "
+         "penalised_a, penalised_b, cost, total_time or total_delay (malleable). Families "
+         "with one objective refuse it.")]
 RequiredOutput = Annotated[str, typer.Option(
     "-o", "--output", help="File to write (written atomically; its folder must exist).")]
 ExactTimeLimit = Annotated[float | None, typer.Option(
