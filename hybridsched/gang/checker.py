@@ -129,3 +129,9 @@ def evaluate(instance: Instance, solution: Solution) -> Evaluation:
         "utilisation": busy / (instance.n_vms * span) if span > 0 else 0.0,
     }
     return Evaluation(objective=float(metrics["unfinished"]), metrics=metrics)
+
+
+def rank(instance: Instance, solution: Solution) -> tuple[float, float]:
+    """Sort key of schedules, best first: fewest unfinished jobs, then most instructions."""
+    metrics = evaluate(instance, solution).metrics
+    return float(metrics["unfinished"]), -float(metrics["sin"])

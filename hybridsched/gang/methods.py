@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hybridsched.budget import TimeBudget
-from hybridsched.gang.checker import evaluate
+from hybridsched.gang.checker import rank
 from hybridsched.gang.instance import Instance
 from hybridsched.gang.online import Policy, simulate
 from hybridsched.gang.solution import Solution
@@ -27,27 +27,22 @@ def _online(name: str, policy: Policy, description: str) -> None:
     register_method(FAMILY, name, description=description)(method)
 
 
-_online("cplmt", cplmt, "CPLMT: scarce jobs first, min mt, tasks near the standard time")
-_online("fifo", fifo, "First in, first out on the first usable VMs (strict)")
-_online("fair", fair, "Fair: max-min fair share of the free VMs among waiting jobs")
-_online("asjs", asjs, "ASJS: each job waits for its best-scored VMs (speed and bandwidth)")
-_online("cmms", cmms, "Cloud Min-min: smallest completion time first, fastest VMs")
-
-
-#: The heuristics the exact method starts from (the registered online policies).
-HEURISTICS: dict[str, Policy] = {"cplmt": cplmt, "fifo": fifo, "fair": fair, "asjs": asjs,
-                                 "cmms": cmms}
+#: The online policies, registered as methods; the exact method starts from the best of them.
+HEURISTICS: dict[str, tuple[Policy, str]] = {
+    "cplmt": (cplmt, "CPLMT: scarce jobs first, min mt, tasks near the standard time"),
+    "fifo": (fifo, "First in, first out on the first usable VMs (strict)"),
+    "fair": (fair, "Fair: max-min fair share of the free VMs among waiting jobs"),
+    "asjs": (asjs, "ASJS: each job waits for its best-scored VMs (speed and bandwidth)"),
+    "cmms": (cmms, "Cloud Min-min: smallest completion time first, fastest VMs"),
+}
+for _name, (_policy, _description) in HEURISTICS.items():
+    _online(_name, _policy, _description)
 
 
 def best_heuristic(instance: Instance) -> tuple[str, Solution]:
     """The heuristic schedule with the fewest unfinished jobs, then the most instructions."""
-    runs = {name: simulate(instance, policy)[0] for name, policy in HEURISTICS.items()}
-
-    def key(name: str) -> tuple[float, float]:
-        metrics = evaluate(instance, runs[name]).metrics
-        return float(metrics["unfinished"]), -float(metrics["sin"])
-
-    name = min(runs, key=key)
+    runs = {name: simulate(instance, policy)[0] for name, (policy, _) in HEURISTICS.items()}
+    name = min(runs, key=lambda name: rank(instance, runs[name]))
     return name, runs[name]
 
 

@@ -28,9 +28,6 @@ from hybridsched.gang.instance import Instance
 from hybridsched.gang.solution import Solution, from_starts
 from hybridsched.sim import Simulation
 
-#: Slack on deadlines when deciding whether a VM is fast enough: the checker's.
-DEADLINE_TOL = TIME_TOL
-
 
 @dataclass
 class DecisionState:
@@ -92,7 +89,7 @@ def simulate(instance: Instance, policy: Policy) -> tuple[Solution, OnlineStats]
         if not waiting:
             return
         rows = np.array(waiting, dtype=np.int64)
-        in_time = now + task_time[rows] <= due[rows, None] + DEADLINE_TOL
+        in_time = now + task_time[rows] <= due[rows, None] + TIME_TOL
         can = fits[rows] & in_time
         late = can.sum(axis=1) < instance.parallelism[rows]
         for j in rows[late]:
@@ -107,7 +104,7 @@ def simulate(instance: Instance, policy: Policy) -> tuple[Solution, OnlineStats]
             vms = np.asarray(vms, dtype=np.int64)
             if (len(vms) != instance.parallelism[j] or len(set(vms.tolist())) != len(vms)
                     or not free[vms].all() or not fits[j, vms].all()
-                    or (now + task_time[j, vms] > due[j] + DEADLINE_TOL).any()):
+                    or (now + task_time[j, vms] > due[j] + TIME_TOL).any()):
                 raise RuntimeError(f"policy started job {ids[j]!r} on invalid VMs")
             free[vms] = False
             waiting.remove(int(j))

@@ -408,7 +408,10 @@ def pairwise_deviation_std(values: np.ndarray) -> float:
 
 
 def signed_deviation_std(values: np.ndarray) -> float:
-    """Standard deviation of ``x_a - x_b`` over the ordered pairs ``a != b``, in O(n).
+    """Standard deviation of ``x_a - x_b`` over the ordered pairs ``a != b``.
+
+    O(n) on sorted values (the flows' paths have them); the sort here only
+    gives the centring its median (:func:`_centred`).
 
     The deviations have mean 0 and ``sum over ordered pairs of d^2 = 2 n sum (x -
     mean)^2``, so sigma is ``sqrt(2 sum (x - mean)^2 / (n - 1))``: ``sqrt(2)``

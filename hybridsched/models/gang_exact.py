@@ -62,7 +62,7 @@ import numpy as np
 import pulp
 
 from hybridsched.budget import BudgetExpired, TimeBudget
-from hybridsched.gang.checker import TIME_TOL, check, could_finish, evaluate
+from hybridsched.gang.checker import TIME_TOL, check, could_finish, rank
 from hybridsched.gang.instance import Instance
 from hybridsched.gang.solution import Solution, from_starts
 from hybridsched.models.highs import MIP_FEASIBILITY_TOL, SOLVER_TOL
@@ -320,12 +320,6 @@ def add_cuts(model: GangModel, cuts: list[list[Literal]]) -> None:
         model.problem.addConstraint(expression <= len(cut) - 1)
 
 
-def _key(instance: Instance, solution: Solution) -> tuple[float, float]:
-    """Fewest unfinished, then most instructions (the model's objective order)."""
-    metrics = evaluate(instance, solution).metrics
-    return float(metrics["unfinished"]), -float(metrics["sin"])
-
-
 def _solve_model(model: GangModel, budget: TimeBudget, incumbent: Solution) -> Outcome:
     """Solve ``model`` from ``incumbent`` and read it back."""
     instance = model.instance
@@ -419,12 +413,12 @@ class _Search:
 
     def unfinished(self) -> float:
         """UFJ of the best schedule so far."""
-        return _key(self.instance, self.best)[0]
+        return rank(self.instance, self.best)[0]
 
     def _solve(self, model: GangModel) -> Outcome:
         outcome = _solve_model(model, self.budget, self.best)
         if (outcome.solution is not None
-                and _key(self.instance, outcome.solution) < _key(self.instance, self.best)):
+                and rank(self.instance, outcome.solution) < rank(self.instance, self.best)):
             self.best, self.returned = outcome.solution, "the model's schedule"
         self.stopped = outcome.status == TIME_LIMIT_STATUS or self.budget.expired()
         return outcome
