@@ -13,7 +13,7 @@ from hybridsched.cli.ui import SETTINGS
 #: Commands in the order ``--help`` lists them: make or import an instance, solve
 #: it, check, compare, plot, then reference listings.
 COMMAND_ORDER = ("generate", "import-swf", "import-etc", "import-fta", "simulate", "solve",
-                 "validate", "compare", "campaign", "soft", "report", "pareto", "gantt", "tree",
+                 "validate", "compare", "campaign", "soft", "report", "effects", "pareto", "gantt", "tree",
                  "methods", "schema")
 
 EXIT_CODES = (

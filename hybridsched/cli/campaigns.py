@@ -1,4 +1,4 @@
-"""Commands that run campaigns and report on them: ``campaign``, ``report``."""
+"""Commands that run campaigns and report on them: ``campaign``, ``report``, ``effects``."""
 
 from __future__ import annotations
 
@@ -236,3 +236,82 @@ def report(
                            gantt=gantt, load_instance_for=load_row_instance)
     ui.note(f"wrote {len(written)} files in {folder}: "
             + ", ".join(p.name for p in written[:4]) + (", ..." if len(written) > 4 else ""))
+
+
+@app.command(epilog=EXIT_CODES,
+             short_help="Paired effects of methods against a baseline, with 95% intervals.")
+def effects(
+    results: Annotated[Path, typer.Argument(metavar="RESULTS", show_default=False,
+                                            help="Result store folder of a campaign.")],
+    baseline: Annotated[str, typer.Option("--baseline", show_default=False,
+                                          help="The method label (the store's 'method' "
+                                               "column) or name every other method is "
+                                               "compared with.")],
+    measure: Annotated[str, typer.Option("--measure", help="Compared column: objective, gap "
+                                                           "or a metric_* column.")]
+    = "objective",
+    larger_is_better: Annotated[bool, typer.Option(
+        "--larger-is-better", help="A larger value wins (fairness, completed work); by "
+                                   "default a smaller one does.")] = False,
+    absolute: Annotated[bool, typer.Option(
+        "--absolute", help="Differences in the measure's unit (default: percent of the "
+                           "baseline's value on the same instance).")] = False,
+    by_setting: Annotated[bool, typer.Option(
+        "--by-setting", help="One block per instance setting (the instance source without "
+                             "its seed, e.g. per arrival rate).")] = False,
+    as_csv: Annotated[bool, typer.Option("--csv", help="Print CSV.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON records (strict JSON).")]
+    = False,
+) -> None:
+    """Compare every method with a baseline on the same instances (paired runs).
+
+    For each method: the number of pairs (runs of both on one instance and
+    replication), the mean difference (method minus baseline, in percent of
+    the baseline by default) with its 95% Student-t interval, and the
+    instances the method wins, loses and ties. An interval that excludes 0
+    is a difference the seeds support; one run is never evidence.
+    """
+    if as_csv and as_json:
+        raise typer.BadParameter("give --csv or --json, not both", param_hint="'--json'")
+    from hybridsched.experiments.paired import paired_effects
+    from hybridsched.experiments.store import check_store_folder, load_results
+    from hybridsched.io.jsonio import dumps_strict
+
+    check_store_folder(results)
+    table = paired_effects(load_results(results, warn=ui.warn), baseline, measure=measure,
+                           larger_is_better=larger_is_better, relative=not absolute,
+                           by_setting=by_setting)
+    if as_csv:
+        ui.echo(table.to_csv(index=False), end="")
+    elif as_json:
+        ui.echo(dumps_strict(table.to_dict("records")))
+    else:
+        _print_effects(table, larger_is_better)
+
+
+def _print_effects(table: Any, larger_is_better: bool) -> None:
+    if table.empty:
+        ui.warn("no method shares an instance with the baseline")
+        return
+    first = table.iloc[0]
+    unit = first["unit"]
+    from rich.text import Text  # labels hold brackets that rich would read as markup
+
+    view = ui.new_table(Text(f"{first['measure']}: method - {first['baseline']}"
+                        + (" (% of the baseline)" if unit == "%" else "")
+                        + (", larger is better" if larger_is_better else ", smaller is better")))
+    settings = table["setting"].nunique() > 1
+    columns = (["setting"] if settings else []) + ["method", "pairs", "mean", "95% CI",
+                                                   "wins", "losses", "ties"]
+    for column in columns:
+        # Labels carry the options that tell readings apart: fold them, never cut them.
+        view.add_column(column, justify="left" if column in ("setting", "method") else "right",
+                        overflow="fold", no_wrap=column not in ("setting", "method"))
+    for row in table.itertuples(index=False):
+        interval = (f"[{row.ci_low:+.2f}, {row.ci_high:+.2f}]"
+                    if row.pairs > 1 else "")
+        cells = ([Text(row.setting)] if settings else []) + [
+            Text(row.method), str(row.pairs), f"{row.mean:+.2f}", interval, str(row.wins),
+            str(row.losses), str(row.ties)]
+        view.add_row(*cells)
+    ui.print_table(view)

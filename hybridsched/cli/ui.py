@@ -75,7 +75,7 @@ def progress_console() -> Console:
     return Console(file=terminal_stderr(), highlight=False)
 
 
-def new_table(title: str | None = None, *, show_header: bool = True) -> Table:
+def new_table(title: str | Text | None = None, *, show_header: bool = True) -> Table:
     """A table drawn with box lines on a terminal and as plain columns otherwise."""
     if stdout_is_terminal():
         return Table(title=title, show_header=show_header)

@@ -529,6 +529,16 @@ CASES: list[tuple[str, Argv, str]] = [
                                          "extra"], "unexpected extra argument"),
     ("report-output-link-loop", lambda t: ["report", _store(t), "-o", loop(t)],
      "a loop of symbolic links"),
+    ("effects-unknown-baseline", lambda t: ["effects", _store(t), "--baseline", "nope"],
+     "--baseline: no run has method 'nope'"),
+    ("effects-unknown-measure", lambda t: ["effects", _store(t), "--baseline", "cdf",
+                                           "--measure", "status"],
+     "measure 'status' is not a numeric column"),
+    ("effects-missing-store", lambda t: ["effects", t / "none", "--baseline", "cdf"],
+     "none: no such folder"),
+    ("effects-csv-and-json", lambda t: ["effects", _store(t), "--baseline", "cdf", "--csv",
+                                        "--json"], "give --csv or --json, not both"),
+    ("effects-no-baseline", lambda t: ["effects", _store(t)], "--baseline"),
 ]
 
 
@@ -577,8 +587,8 @@ def test_the_sweep_covers_every_command(tmp_path):
     assert {"generate hybrid-deadline", "generate bot-sites", "generate malleable",
             "generate gang", "generate pull", "import-swf", "import-etc", "import-fta",
             "simulate malleable", "simulate gang", "simulate pull", "solve", "validate",
-            "compare", "campaign", "soft", "report", "pareto", "gantt", "tree", "methods",
-            "schema"} <= commands
+            "compare", "campaign", "soft", "report", "effects", "pareto", "gantt", "tree",
+            "methods", "schema"} <= commands
     assert len({c[0] for c in CASES}) == len(CASES)
     assert len(CASES) >= 150
 

@@ -1,0 +1,128 @@
+"""Paired effects (``hybridsched effects``): means, intervals and win counts on paired runs."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from hybridsched.errors import InputError
+from hybridsched.experiments.paired import paired_effects, setting_of, t_quantile_975
+
+
+def _runs(values: dict[str, list[float]], *, settings: list[str] | None = None) -> pd.DataFrame:
+    """Rows of a store: one run per (method, instance); instance k is shared by all methods."""
+    rows = []
+    for method, column in values.items():
+        for k, value in enumerate(column):
+            setting = settings[k] if settings else "gen n=5"
+            rows.append({"method": method, "instance_hash": f"h{k}", "replication": 0,
+                         "instance_source": f"{setting} seed={k}", "objective": value,
+                         "metric_fairness": value / 10, "status": "feasible"})
+    return pd.DataFrame(rows)
+
+
+def test_t_quantiles_match_the_table_and_approach_the_normal():
+    assert t_quantile_975(9) == pytest.approx(2.262)
+    assert t_quantile_975(50) == pytest.approx(2.0086, abs=2e-3)  # tabulated elsewhere
+    assert t_quantile_975(1000) == pytest.approx(1.9623, abs=2e-3)
+    values = [t_quantile_975(df) for df in range(1, 400)]
+    assert all(a >= b for a, b in zip(values, values[1:], strict=False))
+    with pytest.raises(ValueError):
+        t_quantile_975(0)
+
+
+def test_mean_interval_and_wins_are_those_of_the_differences():
+    base = [100.0, 200.0, 50.0, 80.0, 120.0]
+    other = [110.0, 190.0, 50.0, 100.0, 132.0]
+    table = paired_effects(_runs({"a": base, "b[x=1]": other}), "a")
+    row = table.iloc[0]
+    diff = (np.array(other) - base) / base * 100
+    half = 2.776 * diff.std(ddof=1) / math.sqrt(5)
+    assert row["method"] == "b[x=1]" and row["pairs"] == 5 and row["unit"] == "%"
+    assert row["mean"] == pytest.approx(diff.mean())
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx((diff.mean() - half,
+                                                             diff.mean() + half))
+    # smaller wins: b is better on instance 1 only, ties on instance 2
+    assert (row["wins"], row["losses"], row["ties"]) == (1, 3, 1)
+
+
+def test_larger_is_better_and_absolute_differences():
+    table = paired_effects(_runs({"a": [1.0, 2.0, 3.0], "b": [2.0, 2.0, 5.0]}), "a",
+                           measure="metric_fairness", larger_is_better=True, relative=False)
+    row = table.iloc[0]
+    assert row["mean"] == pytest.approx((0.1 + 0.0 + 0.2) / 3)
+    assert (row["wins"], row["losses"], row["ties"]) == (2, 0, 1)
+    assert row["unit"] == "metric_fairness"
+
+
+def test_unpaired_and_failed_runs_are_left_out():
+    runs = _runs({"a": [10.0, 20.0, 30.0], "b": [11.0, math.nan, 33.0]})
+    runs = pd.concat([runs, pd.DataFrame([{"method": "b", "instance_hash": "h9",
+                                           "replication": 0, "instance_source": "g seed=9",
+                                           "objective": 1.0, "status": "feasible"}])])
+    row = paired_effects(runs, "a").iloc[0]
+    assert row["pairs"] == 2 and row["mean"] == pytest.approx(10.0)
+    single = paired_effects(_runs({"a": [10.0], "b": [12.0]}), "a").iloc[0]
+    assert single["pairs"] == 1 and math.isnan(single["ci_low"])
+
+
+def test_zero_baseline_values_pair_only_with_zero():
+    row = paired_effects(_runs({"a": [0.0, 0.0, 10.0], "b": [0.0, 5.0, 5.0]}), "a").iloc[0]
+    assert row["pairs"] == 2 and row["mean"] == pytest.approx(-25.0)
+
+
+def test_settings_pair_within_each_setting():
+    settings = ["g rate=5", "g rate=5", "g rate=9", "g rate=9"]
+    runs = _runs({"a": [10.0, 10.0, 10.0, 10.0], "b": [9.0, 9.0, 12.0, 12.0]},
+                 settings=settings)
+    table = paired_effects(runs, "a", by_setting=True).set_index("setting")
+    assert table.loc["g rate=5", "mean"] == pytest.approx(-10.0)
+    assert table.loc["g rate=9", "mean"] == pytest.approx(20.0)
+    assert setting_of("gang jobs=20 seed=12 rate=5") == "gang jobs=20 rate=5"
+
+
+def test_a_method_name_with_one_label_serves_as_baseline():
+    table = paired_effects(_runs({"a[k=1]": [1.0, 2.0], "b": [1.0, 3.0]}), "a")
+    assert table.iloc[0]["baseline"] == "a[k=1]"
+
+
+@pytest.mark.parametrize(("kwargs", "words"), [
+    ({"baseline": "zzz"}, "no run has method 'zzz'"),
+    ({"baseline": "a", "measure": "status"}, "measure 'status' is not a numeric column"),
+])
+def test_bad_baseline_or_measure_is_one_line_input_error(kwargs, words):
+    runs = _runs({"a[k=1]": [1.0, 2.0], "a[k=2]": [1.0, 3.0]})
+    with pytest.raises(InputError, match=words):
+        paired_effects(runs, **kwargs)
+    with pytest.raises(InputError, match="has 2 labels"):
+        paired_effects(runs, "a")
+    with pytest.raises(InputError, match="no runs"):
+        paired_effects(runs.iloc[:0], "a")
+
+
+def test_effects_command_on_a_campaign_store(tmp_path):
+    spec = tmp_path / "c.toml"
+    spec.write_text("\n".join([
+        "[campaign]", 'name = "paired"', "", "[[instances]]", 'generator = "hybrid-deadline"',
+        "seeds = { start = 0, stop = 4 }", "[instances.options]", "tasks = 8", "",
+        '[[methods]]', 'name = "ffd"', '[[methods]]', 'name = "cdf"', ""]))
+    store = tmp_path / "store"
+    command = [sys.executable, "-m", "hybridsched"]
+    ran = subprocess.run([*command, "campaign", str(spec), "-o", str(store), "--serial"],
+                         capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr
+    shown = subprocess.run([*command, "effects", str(store), "--baseline", "ffd", "--json"],
+                           capture_output=True, text=True)
+    assert shown.returncode == 0, shown.stderr
+    records = json.loads(shown.stdout)
+    assert [r["method"] for r in records] == ["cdf"] and records[0]["pairs"] == 4
+    bad = subprocess.run([*command, "effects", str(store), "--baseline", "nope"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and not bad.stdout
+    assert bad.stderr.count("\n") == 1 and "no run has method 'nope'" in bad.stderr
