@@ -8,7 +8,9 @@ campaigns compare a paper's readings (``hybridsched effects``).
 
 Pairs are keyed by ``(instance_hash, replication)``; a method's label is the
 store's ``method`` column (name and options, e.g.
-``promethee[preference=level,spread=signed-pairs]``). Runs without a finite
+``promethee[preference=level,spread=signed-pairs]``). On ``objective``, runs
+pair only when they measure the same objective (``objective_name``: a
+malleable run under policy B reports ``penalised_b``). Runs without a finite
 value of the measure (failed, no solution) are left out of the pairs they
 belong to, and the table says how many pairs each comparison has.
 """
@@ -108,14 +110,21 @@ def paired_effects(runs: pd.DataFrame, baseline: str, *, measure: str = "objecti
         setting=[setting_of(s) for s in runs["instance_source"]] if by_setting else "all",
         value=pd.to_numeric(runs[measure], errors="coerce"))
     table = table[np.isfinite(table["value"].to_numpy(dtype=float))]
+    names = table["objective_name"] if "objective_name" in table else pd.Series("", table.index)
+    table = table.assign(objective_name=names.fillna("").astype(str))
+    # Objectives of different names (a policy choosing its own) never pair.
+    keys = ["instance_hash", "replication"] + (["objective_name"] if measure == "objective"
+                                               else [])
     rows = []
     for setting, part in table.groupby("setting", sort=True):
-        wide = part.pivot_table(index=["instance_hash", "replication"], columns="method",
-                                values="value", aggfunc="first")
+        wide = part.pivot_table(index=keys, columns="method", values="value",
+                                aggfunc="first")
         if label not in wide:
             continue
         for method in [m for m in wide.columns if m != label]:
             pair = wide[[label, method]].dropna()
+            if pair.empty:
+                continue
             rows.append(_effect(str(setting), method, label, measure, pair[label].to_numpy(),
                                 pair[method].to_numpy(), larger_is_better, relative))
     return pd.DataFrame(rows, columns=list(COLUMNS))

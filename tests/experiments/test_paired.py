@@ -126,3 +126,12 @@ def test_effects_command_on_a_campaign_store(tmp_path):
                          capture_output=True, text=True)
     assert bad.returncode == 2 and not bad.stdout
     assert bad.stderr.count("\n") == 1 and "no run has method 'nope'" in bad.stderr
+
+
+def test_objectives_of_different_names_never_pair():
+    runs = _runs({"rr": [10.0, 20.0], "tree[policy=A]": [5.0, 10.0], "tree[policy=B]": [1.0, 2.0]})
+    runs["objective_name"] = ["penalised_a"] * 4 + ["penalised_b"] * 2
+    table = paired_effects(runs, "rr")
+    assert table["method"].tolist() == ["tree[policy=A]"]
+    both = paired_effects(runs, "rr", measure="metric_fairness")
+    assert sorted(both["method"]) == ["tree[policy=A]", "tree[policy=B]"]
