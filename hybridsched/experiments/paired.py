@@ -116,7 +116,7 @@ def paired_effects(runs: pd.DataFrame, baseline: str, *, measure: str = "objecti
     keys = ["instance_hash", "replication"] + (["objective_name"] if measure == "objective"
                                                else [])
     rows = []
-    for setting, part in table.groupby("setting", sort=True):
+    for setting, part in sorted(table.groupby("setting"), key=lambda item: _natural(item[0])):
         wide = part.pivot_table(index=keys, columns="method", values="value",
                                 aggfunc="first")
         if label not in wide:
@@ -128,6 +128,12 @@ def paired_effects(runs: pd.DataFrame, baseline: str, *, measure: str = "objecti
             rows.append(_effect(str(setting), method, label, measure, pair[label].to_numpy(),
                                 pair[method].to_numpy(), larger_is_better, relative))
     return pd.DataFrame(rows, columns=list(COLUMNS))
+
+
+def _natural(text: object) -> list[object]:
+    """Sort key reading the numbers in ``text`` as numbers (``jobs=200`` before ``jobs=1600``)."""
+    return [(0, float(part), "") if re.fullmatch(r"\d+(\.\d+)?", part) else (1, 0.0, part)
+            for part in re.split(r"(\d+(?:\.\d+)?)", str(text)) if part]
 
 
 def _baseline_label(runs: pd.DataFrame, baseline: str) -> str:

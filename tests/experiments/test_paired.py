@@ -85,6 +85,10 @@ def test_settings_pair_within_each_setting():
     assert table.loc["g rate=5", "mean"] == pytest.approx(-10.0)
     assert table.loc["g rate=9", "mean"] == pytest.approx(20.0)
     assert setting_of("gang jobs=20 seed=12 rate=5") == "gang jobs=20 rate=5"
+    runs = _runs({"a": [1.0, 1.0, 1.0], "b": [2.0, 2.0, 2.0]},
+                 settings=["g jobs=200", "g jobs=1600", "g jobs=30"])
+    ordered = paired_effects(runs, "a", by_setting=True)["setting"].tolist()
+    assert ordered == ["g jobs=30", "g jobs=200", "g jobs=1600"]
 
 
 def test_a_method_name_with_one_label_serves_as_baseline():
