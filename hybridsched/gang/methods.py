@@ -1,47 +1,95 @@
-"""Registered methods of the ``gang`` family (online policies, simulated)."""
+"""Registered methods of the ``gang`` family (online policies, simulated).
+
+Every online method takes its readings of the paper as keyword options
+(issue 19), validated before anything runs (``check_options``): CPLMT's
+(:mod:`hybridsched.heuristics.cplmt`), each baseline's
+(:mod:`hybridsched.heuristics.gang_baselines`) and, for all of them, when a
+waiting job is dropped (``drop``, :mod:`hybridsched.gang.online`).
+"""
 
 from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
 
 from hybridsched.budget import TimeBudget
 from hybridsched.gang.checker import rank
 from hybridsched.gang.instance import Instance
-from hybridsched.gang.online import Policy, simulate
+from hybridsched.gang.online import DROP_RULES, Policy, simulate
+from hybridsched.gang.readings import check_choice
 from hybridsched.gang.solution import Solution
-from hybridsched.heuristics.cplmt import cplmt
-from hybridsched.heuristics.gang_baselines import asjs, cmms, fair, fifo
+from hybridsched.heuristics import cplmt as cplmt_module
+from hybridsched.heuristics.cplmt import make_cplmt
+from hybridsched.heuristics.gang_baselines import OPTIONS, baseline_readings, make_baseline
 from hybridsched.registry import register_method
 from hybridsched.result import Result, Status
 
 FAMILY = "gang"
 
+#: A policy factory: keyword options (readings) -> policy.
+Factory = Callable[..., Policy]
 
-def _online(name: str, policy: Policy, description: str) -> None:
+
+def _split(options: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The drop rule (validated) and the policy's own options."""
+    rest = dict(options)
+    drop = check_choice("drop", rest.pop("drop", DROP_RULES[0]), DROP_RULES)
+    return drop, rest
+
+
+def _online(name: str, factory: Factory, defaults: dict[str, Any],
+            check: Callable[[dict[str, Any]], Any], description: str) -> None:
     def method(instance: Instance, *, seed: int | None = None,
-               time_limit: float | None = None) -> Result:
-        solution, stats = simulate(instance, policy)
+               time_limit: float | None = None, **options: Any) -> Result:
+        drop, rest = _split(options)
+        solution, stats = simulate(instance, factory(**rest), drop=drop)
         return Result(name, FAMILY, Status.FEASIBLE, solution=solution,
                       metrics=stats.metrics())
 
+    def check_options(options: dict[str, Any]) -> None:
+        check(_split(options)[1])
+
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    parameters = [inspect.Parameter("instance", inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                    annotation=Instance),
+                  inspect.Parameter("seed", keyword, default=None),
+                  inspect.Parameter("time_limit", keyword, default=None),
+                  inspect.Parameter("drop", keyword, default=DROP_RULES[0])]
+    parameters += [inspect.Parameter(option, keyword, default=value)
+                   for option, value in defaults.items()]
+    method.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
     method.__name__ = name
     method.__doc__ = f"{description} (registered as ``{name}``)."
-    register_method(FAMILY, name, description=description)(method)
+    register_method(FAMILY, name, description=description,
+                    check_options=check_options)(method)
 
 
-#: The online policies, registered as methods; the exact method starts from the best of them.
-HEURISTICS: dict[str, tuple[Policy, str]] = {
-    "cplmt": (cplmt, "CPLMT: scarce jobs first, min mt, tasks near the standard time"),
-    "fifo": (fifo, "First in, first out on the first usable VMs (strict)"),
-    "fair": (fair, "Fair: max-min fair share of the free VMs among waiting jobs"),
-    "asjs": (asjs, "ASJS: each job waits for its best-scored VMs (speed and bandwidth)"),
-    "cmms": (cmms, "Cloud Min-min: smallest completion time first, fastest VMs"),
+def _baseline(name: str) -> tuple[Factory, dict[str, Any], Callable[[dict[str, Any]], Any]]:
+    defaults = {option: values[0] for option, values in OPTIONS[name].items()}
+    return ((lambda **o: make_baseline(name, **o)), defaults,
+            (lambda o: baseline_readings(name, o)))
+
+
+#: The online policies, registered as methods, each with its factory, default readings and
+#: check; the exact method starts from the best of them (default readings).
+HEURISTICS: dict[str, tuple[Factory, dict[str, Any], Callable[[dict[str, Any]], Any], str]] = {
+    "cplmt": (make_cplmt, cplmt_module.DEFAULTS, cplmt_module.readings,
+              "CPLMT: scarce jobs first, min mt, tasks near the standard time"),
+    "fifo": (*_baseline("fifo"), "First in, first out on the first usable VMs (strict)"),
+    "fair": (*_baseline("fair"), "Fair: max-min fair share of the free VMs among waiting jobs"),
+    "asjs": (*_baseline("asjs"),
+             "ASJS: each job waits for its best-scored VMs (speed and bandwidth)"),
+    "cmms": (*_baseline("cmms"), "Cloud Min-min: smallest completion time first, fastest VMs"),
 }
-for _name, (_policy, _description) in HEURISTICS.items():
-    _online(_name, _policy, _description)
+for _name, (_factory, _defaults, _check, _description) in HEURISTICS.items():
+    _online(_name, _factory, _defaults, _check, _description)
 
 
 def best_heuristic(instance: Instance) -> tuple[str, Solution]:
     """The heuristic schedule with the fewest unfinished jobs, then the most instructions."""
-    runs = {name: simulate(instance, policy)[0] for name, (policy, _) in HEURISTICS.items()}
+    runs = {name: simulate(instance, factory())[0]
+            for name, (factory, *_) in HEURISTICS.items()}
     name = min(runs, key=lambda name: rank(instance, runs[name]))
     return name, runs[name]
 

@@ -3,9 +3,13 @@
 Each is a policy of :mod:`hybridsched.gang.online`.
 
 FIFO (first in, first out; [6, 23] of the paper): jobs start in arrival
-order, each on the first (lowest-index) ``parallelism`` usable VMs. *Reading*:
-strict FIFO, the head of the queue blocks the jobs behind it while it waits
-(the drop rule removes it once its latest start has passed).
+order, each on the first (lowest-index) ``parallelism`` usable VMs. *Reading*
+``blocking`` = ``"strict"`` (default) | ``"skip"``: "FIFO (First in First
+out)" and "FIFO does not take account of the details of the VMs and the
+job": strictly, the head of the queue blocks the jobs behind it while it
+waits (the drop rule removes it once its latest start has passed);
+``"skip"`` lets a job behind a head that cannot start go first (backfilling,
+which the name does not say).
 
 Fair (the Hadoop fair scheduler, [22, 23]): the free VMs are shared fairly
 among the waiting jobs. *Reading* (max-min fair sharing, gang tasks being
@@ -16,44 +20,108 @@ smallest parallelism that can start gets its VMs (the one furthest below its
 share relative to its demand); repeat until no job can start. VMs: the first
 usable. (The paper's remark that Fair lends a job more VMs than its
 parallelism does not fit identical gang tasks, which cannot be split.)
+*Reading* ``vms`` = ``"first"`` (default) | ``"fastest"``: the paper does not
+say which VMs Fair gives a job; the Hadoop fair scheduler shares slots,
+not speeds, so by default the first usable ones, or the fastest usable.
 
 ASJS (adaptive scoring job scheduling, [23]): every VM gets a score from its
 computing power and bandwidth, ``0.5 speed / max speed + 0.5 bandwidth / max
 bandwidth``. *Reading*: a job waits for the ``parallelism`` best-scored VMs
 among those that meet its demands and are fast enough for its deadline,
 busy or not, and starts when they are all free ("ASJS always tries to find
-the best resource, so it lengthens the waiting time"); jobs in arrival
-order, none blocking another.
+the best resource, so it always longs the waiting time"); jobs in arrival
+order, none blocking another. *Reading* ``wait`` = ``"best"`` (default, the
+paper's words above) | ``"free"``: the best-scored VMs among the free ones,
+so a job never waits for a busy VM.
 
 CMMS (cloud Min-min, [24]): among the waiting jobs that can start now,
 the one with the smallest minimum completion time (on its ``parallelism``
 fastest usable VMs) starts first, on those VMs; repeat until none can start.
 Ties: earlier arrival, then job index; among VMs, faster first, then index.
+*Reading* ``completion`` = ``"free-now"`` (default) | ``"ready-times"``: the
+paper says only "CMMS always scheduling the fast resource from the computing
+speed" and "the target of CMMS is to short the execution time", which the
+default reads on the VMs free now. Min-min as [24] and grid schedulers
+define it takes the completion time on every VM from when it is free
+(``"ready-times"``): a job's completion is the ``parallelism``-th smallest
+``max(ready, now) + time`` among the VMs that fit it and end it by its
+deadline; the job of least completion takes those VMs (starting now if all
+are free, else waiting for them, which holds them from the jobs after it in
+this decision: their ready time becomes its completion); repeat.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
 
-from hybridsched.gang.online import DecisionState
+from hybridsched.gang.checker import TIME_TOL
+from hybridsched.gang.online import DecisionState, Policy
+from hybridsched.gang.readings import check_choice, check_known
+
+#: The reading options of each baseline: name -> values, the default first.
+OPTIONS: dict[str, dict[str, tuple[str, ...]]] = {
+    "fifo": {"blocking": ("strict", "skip")},
+    "fair": {"vms": ("first", "fastest")},
+    "asjs": {"wait": ("best", "free")},
+    "cmms": {"completion": ("free-now", "ready-times")},
+}
 
 
-def fifo(state: DecisionState) -> list[tuple[int, np.ndarray]]:
-    """Start jobs in arrival order while the head of the queue can start."""
+def baseline_readings(method: str, options: Mapping[str, Any]) -> dict[str, str]:
+    """Validated options of baseline ``method``, defaults filled (one-line InputError)."""
+    choices = OPTIONS[method]
+    check_known(options, tuple(choices), f"method {method!r}")
+    return {name: check_choice(name, options.get(name, values[0]), values)
+            for name, values in choices.items()}
+
+
+def make_baseline(method: str, **options: Any) -> Policy:
+    """The policy of baseline ``method`` under the given readings."""
+    r = baseline_readings(method, options)
+    if method == "fifo":
+        strict = r["blocking"] == "strict"
+        return lambda state: fifo(state, strict=strict)
+    if method == "fair":
+        fastest = r["vms"] == "fastest"
+        return lambda state: fair(state, fastest=fastest)
+    if method == "asjs":
+        wait = r["wait"] == "best"
+        return lambda state: asjs(state, wait=wait)
+    if r["completion"] == "ready-times":
+        return cmms_ready
+    return cmms
+
+
+def _first(state: DecisionState, k: int, usable: np.ndarray, p: int, fastest: bool
+           ) -> np.ndarray:
+    """The first ``p`` usable VMs of row ``k`` (by index, or fastest first)."""
+    vms = np.flatnonzero(usable[k])
+    if fastest:
+        vms = vms[np.lexsort((vms, state.task_time[state.waiting[k], vms]))]
+    return np.sort(vms[:p])
+
+
+def fifo(state: DecisionState, *, strict: bool = True) -> list[tuple[int, np.ndarray]]:
+    """Start jobs in arrival order while the head of the queue can start (or skip it)."""
     usable = state.usable.copy()
     chosen = []
     for k, j in enumerate(state.waiting):  # waiting is in arrival order
         p = int(state.instance.parallelism[j])
         vms = np.flatnonzero(usable[k])
         if len(vms) < p:
-            break
+            if strict:
+                break
+            continue
         vms = vms[:p]
         usable[:, vms] = False
         chosen.append((int(j), vms))
     return chosen
 
 
-def fair(state: DecisionState) -> list[tuple[int, np.ndarray]]:
+def fair(state: DecisionState, *, fastest: bool = False) -> list[tuple[int, np.ndarray]]:
     """Max-min fair sharing of the free VMs among the waiting jobs (see above)."""
     usable = state.usable.copy()
     p = state.instance.parallelism[state.waiting]
@@ -70,10 +138,9 @@ def fair(state: DecisionState) -> list[tuple[int, np.ndarray]]:
             candidates = np.flatnonzero(startable)
             picks = candidates[[int(np.argmin(p[candidates]))]]
         for k in picks:
-            vms = np.flatnonzero(usable[k])
-            if len(vms) < p[k]:
+            if usable[k].sum() < p[k]:
                 continue
-            vms = vms[: int(p[k])]
+            vms = _first(state, int(k), usable, int(p[k]), fastest)
             usable[:, vms] = False
             open_jobs[k] = False
             free -= len(vms)
@@ -81,13 +148,13 @@ def fair(state: DecisionState) -> list[tuple[int, np.ndarray]]:
     return chosen
 
 
-def asjs(state: DecisionState) -> list[tuple[int, np.ndarray]]:
-    """Each job waits for its best-scored VMs (computing power and bandwidth)."""
+def asjs(state: DecisionState, *, wait: bool = True) -> list[tuple[int, np.ndarray]]:
+    """Each job waits for its best-scored VMs (computing power and bandwidth), or not."""
     inst = state.instance
     score = 0.5 * inst.speed / inst.speed.max() + 0.5 * inst.vm_bandwidth / inst.vm_bandwidth.max()
     in_time = state.now + state.task_time[state.waiting] <= inst.due[state.waiting, None]
     rank = np.lexsort((np.arange(inst.n_vms), -score))  # best score first, then index
-    eligible = (state.fits & in_time)[:, rank]
+    eligible = ((state.fits & in_time) if wait else state.usable)[:, rank]
     taken = np.zeros(inst.n_vms, dtype=bool)
     chosen = []
     for k, j in enumerate(state.waiting):
@@ -121,4 +188,32 @@ def cmms(state: DecisionState) -> list[tuple[int, np.ndarray]]:
         usable[:, vms] = False
         open_jobs[k] = False
         chosen.append((int(waiting[k]), np.sort(vms)))
+    return chosen
+
+
+def cmms_ready(state: DecisionState) -> list[tuple[int, np.ndarray]]:
+    """Min-min on completion times from the VMs' ready times (``completion="ready-times"``)."""
+    inst, waiting, now = state.instance, state.waiting, state.now
+    ready = np.full(inst.n_vms, now) if state.ready is None else np.maximum(state.ready, now)
+    p = inst.parallelism[waiting]
+    times = state.task_time[waiting]
+    due = inst.due[waiting, None]
+    free = ready <= now
+    open_jobs = np.ones(len(waiting), dtype=bool)
+    chosen = []
+    while open_jobs.any():
+        completion = ready[None, :] + times
+        ok = state.fits & (completion <= due + TIME_TOL) & open_jobs[:, None]
+        masked = np.sort(np.where(ok, completion, np.inf), axis=1)
+        mct = masked[np.arange(len(waiting)), np.minimum(p, masked.shape[1]) - 1]
+        k = int(np.argmin(mct))
+        if not np.isfinite(mct[k]):
+            break
+        row = np.where(ok[k], completion[k], np.inf)
+        vms = np.lexsort((np.arange(len(row)), row))[: int(p[k])]
+        open_jobs[k] = False
+        if free[vms].all() and state.usable[k, vms].all():
+            chosen.append((int(waiting[k]), np.sort(vms)))
+        ready[vms] = mct[k]  # held by job k (running or waiting for them)
+        free[vms] = False
     return chosen
