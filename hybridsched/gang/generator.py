@@ -11,6 +11,39 @@ Arrivals: a Poisson process of ``rate`` jobs per time unit.
 [24, 240], deadline in [1, 6], parallelism in [1, 8], memory always
 sufficient (every job's memory and bandwidth demand is 1, every VM has 5 and
 20), about 40 jobs per time unit.
+
+Readings (keyword options of :func:`generate` and of ``generate gang``; the
+default is the most literal reading, never the one that reproduces the
+paper's figures):
+
+``instructions`` = ``"per-task"`` (default) | ``"per-job"``
+    Section 4.2: "The number of instructions of every task has a range of
+    [5, 45] (5 means that a task needs 5 standard time units to execute it on
+    a standard machine)" (every task draws it). Section 4.3 says "The
+    instruction number, the deadline and the parallelism of the job is a
+    random in [24, 240], [1, 6] and [1, 8]": read as the job's total,
+    ``"per-job"`` splits the drawn number evenly over its ``parallelism``
+    tasks. The default is the per-task wording of Section 4.2 for both
+    settings (Eq. 4 gives a task its own requirements).
+``arrivals`` = ``"poisson"`` (default) | ``"even"`` | ``"batches"``
+    "The X-axis denotes the average arrival rates of parallel jobs. It
+    denotes the average number of jobs that arrive in a standard time unit."
+    An average rate reads as a Poisson process (exponential gaps of mean
+    ``1 / rate``, the default); ``"even"``: one job every ``1 / rate``;
+    ``"batches"``: at each whole time unit (from 0) a Poisson(``rate``)
+    number of jobs arrives at once, as a time-stepped simulation would.
+``integers`` = ``"stated"`` (default) | ``"all"``
+    Table 1's ranges "follow uniform probability distribution"; the text
+    says integer only for "The deadline of every job is a random integer in
+    [1 6]" and "The parallelism of jobs is a random integer number between 1
+    and 8", so the rest are real (default). ``"all"`` draws every range as
+    integers (memory, bandwidth, processing ability, instructions), which
+    makes demands equal capacities often (see CPLMT's ``overload_at``).
+
+How deadlines count is not an option: "The deadline of every job is a
+random integer in [1 6]" is relative to the job's arrival (an absolute
+deadline in [1, 6] would leave every job arriving after time 6 unfinished,
+whereas Fig. 4's curves grow smoothly with the rate).
 """
 
 from __future__ import annotations
@@ -22,6 +55,7 @@ import numpy as np
 
 from hybridsched.errors import InputError
 from hybridsched.gang.instance import Instance
+from hybridsched.gang.readings import check_choice
 from hybridsched.gang.schema import MAX_TIME
 from hybridsched.io.limits import check_pairs
 
@@ -31,11 +65,22 @@ SCENARIOS = ("table1", "table2")
 DEFAULT_RATE = {"table1": 10.0, "table2": 40.0}
 #: Most jobs one call generates.
 MAX_JOBS = 10**6
+#: The values of each reading option, the default first (module docstring).
+READINGS: dict[str, tuple[str, ...]] = {
+    "instructions": ("per-task", "per-job"),
+    "arrivals": ("poisson", "even", "batches"),
+    "integers": ("stated", "all"),
+}
 
 
 def generate(jobs: int, rate: float | None = None, scenario: Scenario = "table1",
-             seed: int = 0, *, vms: int = 120, name: str | None = None) -> Instance:
-    """A seeded instance of ``scenario`` with ``jobs`` Poisson arrivals at ``rate``."""
+             seed: int = 0, *, vms: int = 120, name: str | None = None,
+             instructions: str = "per-task", arrivals: str = "poisson",
+             integers: str = "stated") -> Instance:
+    """A seeded instance of ``scenario`` with ``jobs`` arrivals at ``rate`` (see readings)."""
+    for option, value in (("instructions", instructions), ("arrivals", arrivals),
+                          ("integers", integers)):
+        check_choice(option, value, READINGS[option])
     if scenario not in SCENARIOS:
         raise InputError(f"scenario: must be table1 or table2, got {scenario!r}")
     if not 0 <= jobs <= MAX_JOBS:
@@ -47,32 +92,62 @@ def generate(jobs: int, rate: float | None = None, scenario: Scenario = "table1"
         raise InputError(f"vms: must be between 1 and 100000, got {vms}")
     check_pairs(jobs, vms, "VMs", "generate gang")
     rng = np.random.default_rng(seed)
-    with np.errstate(over="ignore"):
-        arrival = np.cumsum(rng.exponential(1.0 / rate, jobs))
+    arrival = _arrivals(rng, jobs, rate, arrivals)
     if jobs and not arrival[-1] <= MAX_TIME - 6:  # the latest deadline must fit too
         raise InputError(f"rate: {rate:g} jobs per time unit is too low for {jobs} jobs "
                          f"(arrivals would pass time {MAX_TIME:g}, the latest accepted)")
     parallelism = rng.integers(1, 9, jobs)
     deadline = rng.integers(1, 7, jobs).astype(float)
+    draw = _integer if integers == "all" else _real
     if scenario == "table1":
-        instructions = rng.uniform(5, 45, jobs)
-        memory, bandwidth = rng.uniform(1, 5, jobs), rng.uniform(1, 20, jobs)
-        speed = rng.uniform(1, 6, vms)
-        vm_memory, vm_bandwidth = rng.uniform(1, 5, vms), rng.uniform(1, 20, vms)
+        work = draw(rng, 5, 45, jobs)
+        memory, bandwidth = draw(rng, 1, 5, jobs), draw(rng, 1, 20, jobs)
+        speed = draw(rng, 1, 6, vms)
+        vm_memory, vm_bandwidth = draw(rng, 1, 5, vms), draw(rng, 1, 20, vms)
     else:
-        instructions = rng.uniform(24, 240, jobs)
+        work = draw(rng, 24, 240, jobs)
         memory, bandwidth = np.ones(jobs), np.ones(jobs)
         speed = rng.choice([24.0, 48.0], vms)
         vm_memory, vm_bandwidth = np.full(vms, 5.0), np.full(vms, 20.0)
+    if instructions == "per-job":
+        work = work / parallelism
+    readings = {"instructions": instructions, "arrivals": arrivals, "integers": integers}
+    changed = {k: v for k, v in readings.items() if v != READINGS[k][0]}
     return Instance(
-        name=name or f"gang-{scenario}-r{rate:g}-n{jobs}-s{seed}",
+        name=name or f"gang-{scenario}-r{rate:g}-n{jobs}"
+        + "".join(f"-{v}" for v in changed.values()) + f"-s{seed}",
         job_ids=tuple(f"j{k}" for k in range(jobs)),
         arrival=np.round(arrival, 9), parallelism=parallelism.astype(np.int64),
-        instructions=np.round(instructions, 6), memory=np.round(memory, 6),
+        instructions=np.round(work, 6), memory=np.round(memory, 6),
         bandwidth=np.round(bandwidth, 6), disk=np.zeros(jobs), deadline=deadline,
         vm_ids=tuple(f"v{k}" for k in range(vms)), speed=np.round(speed, 6),
         vm_memory=np.round(vm_memory, 6), vm_bandwidth=np.round(vm_bandwidth, 6),
         vm_disk=np.full(vms, np.inf),
         provenance={"generator": "gang", "scenario": scenario, "rate": rate, "jobs": jobs,
-                    "seed": seed, "vms": vms},
+                    "seed": seed, "vms": vms, **changed},
     )
+
+
+def _real(rng: np.random.Generator, low: int, high: int, n: int) -> np.ndarray:
+    return rng.uniform(low, high, n)
+
+
+def _integer(rng: np.random.Generator, low: int, high: int, n: int) -> np.ndarray:
+    return rng.integers(low, high + 1, n).astype(float)
+
+
+def _arrivals(rng: np.random.Generator, jobs: int, rate: float, how: str) -> np.ndarray:
+    """Arrival times of ``jobs`` jobs at ``rate`` per time unit, read as ``how``."""
+    if how == "even":
+        return np.arange(jobs) / rate
+    if how == "batches":
+        counts: list[np.ndarray] = []
+        total = 0
+        while total < jobs:  # whole time units, a Poisson(rate) batch each
+            block = rng.poisson(rate, max(16, int(2 * (jobs - total) / rate) + 1))
+            counts.append(block)
+            total += int(block.sum())
+        per_unit = np.concatenate(counts) if counts else np.zeros(0, dtype=np.int64)
+        return np.repeat(np.arange(len(per_unit), dtype=float), per_unit)[:jobs]
+    with np.errstate(over="ignore"):
+        return np.cumsum(rng.exponential(1.0 / rate, jobs))
