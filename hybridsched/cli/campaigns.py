@@ -259,6 +259,10 @@ def effects(
     by_setting: Annotated[bool, typer.Option(
         "--by-setting", help="One block per instance setting (the instance source without "
                              "its seed, e.g. per arrival rate).")] = False,
+    plot: Annotated[Path | None, typer.Option(
+        "--plot", show_default=False, help="Also draw the effects with their intervals "
+                                           "(a forest plot) into this PNG, SVG or PDF.")]
+    = None,
     as_csv: Annotated[bool, typer.Option("--csv", help="Print CSV.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON records (strict JSON).")]
     = False,
@@ -278,9 +282,15 @@ def effects(
     from hybridsched.io.jsonio import dumps_strict
 
     check_store_folder(results)
+    target = None if plot is None else check_output_path(plot, "--plot", kind="plot")
     table = paired_effects(load_results(results, warn=ui.warn), baseline, measure=measure,
                            larger_is_better=larger_is_better, relative=not absolute,
                            by_setting=by_setting)
+    if target is not None:
+        from hybridsched.cli.solving import save_figure
+        from hybridsched.experiments.plots import plot_effects
+
+        save_figure(plot_effects(table, title=Path(results).name), target)
     if as_csv:
         ui.echo(table.to_csv(index=False), end="")
     elif as_json:

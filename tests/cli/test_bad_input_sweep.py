@@ -539,6 +539,9 @@ CASES: list[tuple[str, Argv, str]] = [
     ("effects-csv-and-json", lambda t: ["effects", _store(t), "--baseline", "cdf", "--csv",
                                         "--json"], "give --csv or --json, not both"),
     ("effects-no-baseline", lambda t: ["effects", _store(t)], "--baseline"),
+    ("effects-plot-not-an-image", lambda t: ["effects", _store(t), "--baseline", "cdf",
+                                             "--plot", t / "e.txt"],
+     "cannot draw a plot with '.txt'"),
 ]
 
 

@@ -126,6 +126,10 @@ def test_effects_command_on_a_campaign_store(tmp_path):
     assert shown.returncode == 0, shown.stderr
     records = json.loads(shown.stdout)
     assert [r["method"] for r in records] == ["cdf"] and records[0]["pairs"] == 4
+    plotted = subprocess.run([*command, "effects", str(store), "--baseline", "ffd", "--plot",
+                              str(tmp_path / "e.png")], capture_output=True, text=True)
+    assert plotted.returncode == 0 and "cdf" in plotted.stdout
+    assert (tmp_path / "e.png").read_bytes()[:4] == b"\x89PNG"
     bad = subprocess.run([*command, "effects", str(store), "--baseline", "nope"],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and not bad.stdout
@@ -139,3 +143,16 @@ def test_objectives_of_different_names_never_pair():
     assert table["method"].tolist() == ["tree[policy=A]"]
     both = paired_effects(runs, "rr", measure="metric_fairness")
     assert sorted(both["method"]) == ["tree[policy=A]", "tree[policy=B]"]
+
+
+def test_forest_plot_marks_the_paper_figures():
+    from hybridsched.experiments.plots import plot_effects
+
+    table = paired_effects(_runs({"a": [10.0, 20.0, 30.0], "b": [11.0, 22.0, 30.0],
+                                  "c": [9.0, 18.0, 27.0]}), "a")
+    axes = plot_effects(table, paper={"b": 17.0}, title="t").axes[0]
+    assert sorted(t.get_text() for t in axes.get_yticklabels()) == ["b", "c"]
+    crosses = [line for line in axes.get_lines() if line.get_marker() == "x"]
+    assert len(crosses) == 1 and crosses[0].get_xdata()[0] == 17.0
+    empty = plot_effects(table.iloc[:0])
+    assert "no paired runs" in empty.axes[0].texts[0].get_text()
