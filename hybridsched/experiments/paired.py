@@ -170,3 +170,24 @@ def _effect(setting: str, method: str, baseline: str, measure: str, base: np.nda
             "ties": int(tie.sum()),
             "baseline_mean": float(base.mean()) if n else math.nan,
             "method_mean": float(other.mean()) if n else math.nan}
+
+
+#: Verdicts of :func:`verdict`, from the strongest.
+VERDICTS = ("reproduced", "direction only", "not reproduced")
+
+
+def verdict(ci_low: float, ci_high: float, paper: float) -> str:
+    """How a paired effect's 95% interval stands to the figure a paper reports for it.
+
+    ``reproduced``: the interval holds the paper's figure; ``direction
+    only``: it excludes 0 on the paper's side but not the figure; ``not
+    reproduced``: it holds 0 (no difference shown) or lies on the other side.
+    An effect without an interval (one pair) is never reproduced.
+    """
+    if not (math.isfinite(ci_low) and math.isfinite(ci_high)):
+        return "not reproduced"
+    if ci_low <= paper <= ci_high:
+        return "reproduced"
+    if (paper > 0 and ci_low > 0) or (paper < 0 and ci_high < 0):
+        return "direction only"
+    return "not reproduced"

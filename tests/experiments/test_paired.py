@@ -156,3 +156,18 @@ def test_forest_plot_marks_the_paper_figures():
     assert len(crosses) == 1 and crosses[0].get_xdata()[0] == 17.0
     empty = plot_effects(table.iloc[:0])
     assert "no paired runs" in empty.axes[0].texts[0].get_text()
+
+
+@pytest.mark.parametrize(("low", "high", "paper", "expected"), [
+    (2.0, 9.0, 5.0, "reproduced"),
+    (2.35, 9.16, 17.65, "direction only"),
+    (-1.1, 4.45, 12.86, "not reproduced"),
+    (-9.0, -2.0, 5.0, "not reproduced"),
+    (-40.0, -30.0, -32.73, "reproduced"),
+    (-20.0, -10.0, -32.73, "direction only"),
+    (math.nan, math.nan, 1.0, "not reproduced"),
+])
+def test_verdict_places_the_paper_figure_against_the_interval(low, high, paper, expected):
+    from hybridsched.experiments.paired import verdict
+
+    assert verdict(low, high, paper) == expected
