@@ -80,7 +80,7 @@ from hybridsched.experiments.sources import (
     short_repr,
 )
 from hybridsched.experiments.toml_lines import join_path as _join
-from hybridsched.experiments.toml_lines import load_toml, located
+from hybridsched.experiments.toml_lines import load_toml, located, parse_toml
 from hybridsched.families import family_names, get_family
 from hybridsched.io.shared_data import data_variable_problem, shared_data_path
 from hybridsched.registry import check_options, check_run_settings, get_method
@@ -654,11 +654,14 @@ def _unique(sources: Iterable[InstanceSource]) -> tuple[InstanceSource, ...]:
     return tuple(dict.fromkeys(sources))
 
 
-def load_spec(path: str | Path) -> Campaign:
+def load_spec(path: str | Path, *, text: str | None = None) -> Campaign:
     """Read, validate and expand a campaign spec (see the module docstring).
 
     Plugins named by the spec are imported into this process first, so
-    their methods and families can be used.
+    their methods and families can be used. ``text``, when given, is read
+    instead of the file, as if it were at ``path`` (its relative paths are
+    found from ``path``'s folder): a notebook scales a bundled spec down
+    this way without writing a copy.
 
     Raises
     ------
@@ -666,7 +669,10 @@ def load_spec(path: str | Path) -> Campaign:
         One line ``SPEC[:LINE]: key.path: reason`` for the first problem
         found, before anything runs.
     """
-    data, text = load_toml(path)
+    if text is None:
+        data, text = load_toml(path)
+    else:
+        data = parse_toml(text, path)
     try:
         return _campaign(data, Path(path), text)
     except _SpecError as exc:

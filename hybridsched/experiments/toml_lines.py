@@ -136,8 +136,13 @@ def load_toml(path: str | Path) -> tuple[dict[str, Any], str]:
     from hybridsched.io.jsonio import read_text
 
     text = read_text(path)
+    return parse_toml(text, path), text
+
+
+def parse_toml(text: str, path: str | Path) -> dict[str, Any]:
+    """Parse TOML ``text`` read from (or standing for) ``path``; errors as in :func:`load_toml`."""
     try:
-        return tomllib.loads(text), text
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         message = str(exc)
         found = re.search(r"\s*\(at line (\d+), column (\d+)\)", message)

@@ -431,3 +431,17 @@ def test_unreadable_spec(tmp_path):
 def test_sources_are_instance_sources(tmp_path):
     spec = write(tmp_path, HD + CDF)
     assert all(isinstance(s, InstanceSource) for s in load_spec(spec).sources)
+
+
+def test_spec_text_stands_for_a_file_in_its_folder(tmp_path):
+    from hybridsched.experiments.spec import load_spec
+
+    (tmp_path / "inst.json").write_text("{}")
+    path = tmp_path / "never-written.toml"
+    text = ('[[instances]]\ngenerator = "hybrid-deadline"\nseeds = { start = 0, stop = 3 }\n'
+            '[instances.options]\ntasks = 5\n[[methods]]\nname = "cdf"\n')
+    campaign = load_spec(path, text=text)
+    assert len(campaign.sources) == 3 and campaign.name == "never-written"
+    assert not path.exists()
+    with pytest.raises(InputError, match=r"never-written.toml:2: invalid TOML"):
+        load_spec(path, text="[[instances]]\ngenerator = \n")
