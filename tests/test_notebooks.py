@@ -12,7 +12,7 @@ NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 
 
 @pytest.mark.parametrize("name", ["hybrid_deadline.ipynb", "overview.ipynb", "malleable.ipynb",
-                                  "gang.ipynb", "pull.ipynb"])
+                                  "gang.ipynb", "pull.ipynb", "reproduction.ipynb"])
 def test_notebook_runs_at_small_size(name, monkeypatch):
     monkeypatch.setenv("HYBRIDSCHED_NB_SIZE", "small")
     notebook = nbformat.read(NOTEBOOKS / name, as_version=4)
