@@ -3,7 +3,10 @@
 Every method accepts ``objective="makespan"`` (default) or ``"cost"``
 besides ``seed`` and ``time_limit``: the exact model then minimises cost
 (then makespan), GMO selects allocations by cost gain and the greedy
-heuristics use their cost-driven variants.
+heuristics use their cost-driven variants. GMO also takes its readings of
+the paper as options (``regame``, ``placement``, ``utility``, ``threshold``,
+``keep``, ``moves``, ``epsilon``, ``max_stages``; see
+:mod:`hybridsched.heuristics.gmo`), checked before any run.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from hybridsched.bot_sites.limits import cheapest_schedule, limited, repair
 from hybridsched.bot_sites.solution import Solution
 from hybridsched.budget import TimeBudget
 from hybridsched.errors import MethodFailedError
+from hybridsched.heuristics.gmo import check_options as _gmo_check_options
 from hybridsched.heuristics.gmo import gmo as _gmo
 from hybridsched.heuristics.greedy import GREEDY, g_mct, g_min_min, g_sufferage
 from hybridsched.registry import register_method
@@ -68,7 +72,21 @@ def _heuristic(name: str, func: Callable[..., Solution], description: str) -> No
     register_method(FAMILY, name, description=description)(method)
 
 
-_heuristic("gmo", _gmo, "GMO game-theoretic multi-objective scheduler (Duan et al. 2014)")
+@register_method(FAMILY, "gmo", check_options=_gmo_check_options,
+                 description="GMO game-theoretic multi-objective scheduler (Duan et al. 2014)")
+def gmo(instance: Instance, *, seed: int | None = None, time_limit: float | None = None,
+        objective: str = "makespan", epsilon: float = 1e-5, max_stages: int = 1000,
+        regame: str = "completion", placement: str = "dedicated", utility: str = "sum",
+        threshold: str = "absolute", keep: str = "last", moves: str = "simultaneous"
+        ) -> Solution:
+    """GMO, its readings as options (:mod:`hybridsched.heuristics.gmo`; registered ``gmo``)."""
+    solution = _gmo(instance, seed=seed, time_limit=time_limit, objective=objective,
+                    epsilon=epsilon, max_stages=max_stages, regame=regame,
+                    placement=placement, utility=utility, threshold=threshold, keep=keep,
+                    moves=moves)
+    return _within_limits(instance, solution, "gmo")
+
+
 for _name, _desc in (
     ("g-met", "Greedy minimum execution time"),
     ("g-mct", "Greedy minimum completion time"),

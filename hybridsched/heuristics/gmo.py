@@ -29,54 +29,91 @@ Our reading of the paper, equation by equation:
 * Eq. 13 (storage weight): ``sw_ki = (1 / sr_k) / sum_k' (1 / sr_k')``.
 * One stage (Algorithm 1 lines 13-14 and MULTIOBJECTIVE-SCHEDULE): from the
   previous ``delta``, candidate allocations are computed with Eq. 9 under the
-  ``pw`` and the ``cw`` weights; on a site whose bandwidth (Eq. 7) or storage
-  (Eq. 8) limit the candidate violates, that site's column is recomputed with
-  ``bw`` (then ``sw``) weights, and if still violated scaled down (processors
-  left idle) so the limit holds. Each candidate gives a new ``delta`` by
-  Eq. 14; the one with the best gain is kept: smallest aggregated makespan
-  ``sum_k f_k`` (Eq. 15) for ``objective="makespan"``, smallest cost
-  ``sum_k c_k`` (Eq. 6) for ``"cost"``, the other objective breaking ties.
-* Line 15: stop when the gain of a stage is at most ``epsilon`` times the
-  current value (``epsilon`` is relative, so it does not depend on units;
-  default ``1e-5``: 100-250 stages in a first game at the paper's sizes,
-  against 310-632 in its Table 3; on 48 small instances ``1e-6`` gave
-  makespans 0.3 % worse on average, ±8 %), or after ``max_stages`` (1,000)
-  stages; the best stage is returned.
-* Rounding (ours; the paper only says theta is rounded at the end): per
-  site, ``theta`` is rounded by largest remainders so that at most ``m_i``
-  processors are used (with hard limits: down, then up while the limits
-  hold); BoTs left without processors wait for the next game. ``delta`` is
-  recomputed from the integer ``theta`` with Eq. 14 and rounded per BoT by
-  largest remainders so that the totals are exact (constraint 6:
+  ``pw`` and the ``cw`` weights ("Recalculate theta''_ki with Equation 9 with
+  weights from 10 and 11", line 29); on a site whose bandwidth (Eq. 7) or
+  storage (Eq. 8) limit the candidate violates, that site's column is
+  recomputed with ``bw`` (then ``sw``) weights, and if still violated scaled
+  down (processors left idle) so the limit holds. Each candidate gives a new
+  ``delta`` by Eq. 14 and the one "with best gain" (lines 30-31) is kept.
+
+Readings that the text leaves open are options of :func:`gmo` (and of the
+registered method), checked by :func:`check_options`; each default is the
+most literal reading:
+
+* ``utility`` -- what "best gain" (line 31) and the gain of line 15
+  measure. Line 15 stops when
+  ``sum_k (f_k(Delta^{S(l-1)}) - f_k(Delta^{S(l)})) + sum_k (c_k(...) - c_k(...)) <= epsilon``:
+  the gain is the aggregated makespan's (Eq. 15) plus the aggregated cost's
+  (Eq. 6), unnormalised. ``"sum"`` (default) uses that sum for both the
+  choice between candidates and the stop (``objective`` breaks ties);
+  ``"objective"`` uses the selected objective alone (``sum_k f_k`` for
+  ``objective="makespan"``, ``sum_k c_k`` for ``"cost"``, the other one
+  breaking ties).
+* ``threshold`` -- line 15's ``<= epsilon``: ``"absolute"`` (default, as
+  written; the paper gives no value of epsilon, ours is ``1e-5``) or
+  ``"relative"`` (gain at most ``epsilon`` times the current value, so it
+  does not depend on units; with ``1e-5``, 100-250 stages in a first game
+  at the paper's sizes against 310-632 in its Table 3). Either way at most
+  ``max_stages`` stages ("we use for GMO a maximum number of 1,000
+  iterations", Section 4.6).
+* ``keep`` -- which stage a game returns: ``"last"`` (default: Algorithm
+  1 ensures ``Delta^{S(l)}``, the distribution of the stage that met line
+  15) or ``"best"`` (the best stage by the gain's key).
+* ``moves`` -- the order in which players move. The paper calls the game
+  *sequential*, "players select a strategy following a certain predefined
+  order and observe the moves of the players who preceded them" (Section
+  4.2), but writes a stage as ``Theta^{S(l)} = Theta(Delta^{S(l-1)})``,
+  ``Delta^{S(l)} = Delta(Theta^{S(l)})`` (Eq. 20-21): every player against
+  the last stage's distribution. ``"simultaneous"`` (default) is Eq.
+  20-21; ``"sequential"`` lets players move in index order within a stage,
+  each computing Eq. 9 from the distribution in which the players before it
+  have already moved, and replacing its own row by Eq. 14 (``f`` of the
+  stage is Eq. 5 under the allocation the last player moved against).
+* ``placement`` -- what the rounded ``theta`` means on concrete
+  processors. ``theta_ki`` "is the number of processors allocated to BoT
+  T_k on site s_i" (Section 4.1), and "GMO yields an execution plan in
+  which tasks belonging to the same BoT are grouped in contiguous slots on
+  the same sites" (Section 5.1): ``"dedicated"`` (default) gives BoT ``k``
+  ``theta_ki`` processors of site ``i`` (contiguous chunks, ``delta_ki``
+  tasks spread evenly, extras on the processors free first). ``"shared"``
+  (the previous default) deals a site's tasks round-robin to its
+  processors, BoTs in increasing ``f_k`` (the game's execution time), each
+  processor running its share of one BoT, then of the next. With hard
+  bandwidth/storage limits processors are always dedicated, so the peak use
+  never exceeds ``sum_k theta_ki * use_k``, which the game kept within the
+  limits.
+* ``regame`` -- when phase 3 starts a new game. Line 16 says "wait for a
+  BoT to complete", and Phase 3 "the earliest completed BoTs are
+  eliminated. To utilize the released resources, we repeat the first two
+  phases": ``"completion"`` (default) plays a game's plan until its earliest
+  BoT completes at time ``T``. ``"idle"`` starts a new game when resources
+  are actually released: the first time a processor runs out of planned
+  work, or when a BoT with DAG successors completes (faster at 10^3 BoTs:
+  tens instead of hundreds of games). At ``T`` every BoT keeps the tasks
+  that start before ``T`` and returns the others; BoTs that have no task
+  left leave the game, and BoTs whose predecessors have all completed join
+  with release time the predecessors' last finish. The schedule is
+  computed offline, so a new game's tasks start as soon as their processor
+  is free and their BoT released (idle gaps before ``T`` are used). With
+  hard limits a new game starts only when every processor is free, so the
+  allocations of two games never overlap in time. On the paper's Table 2
+  the literal readings give 24 (T2's last round starts at 16, before T1
+  completes at 20, so nothing is left to re-allocate); ``regame="idle"``
+  or ``placement="shared"`` give the paper's 23.
+
+Other points of ours where the paper is silent:
+
+* Rounding: the paper only says theta is rounded "in the end of
+  scheduling". Per site, ``theta`` is rounded by largest remainders so that
+  at most ``m_i`` processors are used (with hard limits: down, then up while
+  the limits hold); BoTs left without processors wait for the next game.
+  ``delta`` is recomputed from the integer ``theta`` with Eq. 14 and rounded
+  per BoT by largest remainders so that the totals are exact (constraint 6:
   ``delta_ki = 0`` where ``theta_ki < 1``).
-* Placement (ours). By default a site's processors are shared: the BoTs
-  with tasks on the site are taken in increasing ``f_k`` (the game's
-  execution time) and their tasks dealt round-robin to the processors,
-  earliest available first; each processor runs its share of one BoT, then
-  of the next. This reproduces the paper's Table 2 schedule (makespan 23,
-  with one processor running a T2 task then a T1 task). With hard
-  bandwidth/storage limits the processors are instead *dedicated*: site
-  ``i`` gives ``theta_ki`` processors to BoT ``k`` (contiguous chunks,
-  ``delta_ki`` tasks spread evenly, extras on the processors free first),
-  so the peak use never exceeds ``sum_k theta_ki * use_k``, which the game
-  kept within the limits.
-* Phase 3 ("wait for a BoT to complete", line 16). ``regame="completion"``
-  is the literal reading: the plan of a game runs until its earliest BoT
-  completes at time ``T``. The default ``regame="idle"`` starts a new game
-  when resources are actually *released*: the first time a processor runs
-  out of planned work (with shared placement, a processor whose BoT
-  completes goes on with the next BoT of its site, so a completion alone
-  frees nothing), or when a BoT with DAG successors completes. It is much
-  faster (tens instead of hundreds of games at 10^3 BoTs) and gave equal or
-  better makespans in our tests. At ``T`` every BoT keeps the tasks that
-  start before ``T`` and returns the others; BoTs that have no task left
-  leave the game, and BoTs whose predecessors have all completed join with
-  release time the predecessors' last finish. The schedule is computed
-  offline, so a new game's tasks start as soon as their processor is free
-  and their BoT released (idle gaps before ``T`` are used). With hard
-  limits a new game starts only when every processor is free, so the
-  allocations of two games never overlap in time. Each game is
-  warm-started from the previous one's distribution.
+* Each new game is warm-started from the previous game's distribution
+  (scaled to the tasks left) when every player played before, and from Eq.
+  18 otherwise (Algorithm 1 re-initialises only the BoTs "not yet
+  scheduled").
 * GMO with ``objective="cost"``: site factors cancel in Eq. 9 (``theta``
   shares one site among BoTs), so the cost weight only changes which BoTs
   win processors, not which sites are used; the cost mode therefore differs
@@ -216,9 +253,36 @@ def _enforce(theta: np.ndarray, delta: np.ndarray, p: np.ndarray, m: np.ndarray,
     return theta * np.minimum(scale, 1.0)[None, :]
 
 
+#: Values of GMO's reading options (see the module docstring); the first is the default.
+UTILITIES = ("sum", "objective")
+THRESHOLDS = ("absolute", "relative")
+KEEPS = ("last", "best")
+MOVES = ("simultaneous", "sequential")
+PLACEMENTS = ("dedicated", "shared")
+REGAMES = ("completion", "idle")
+
+
+def _stage_key(objective: str, utility: str, agg: float, cost: float) -> tuple[float, float]:
+    """Gain key of a candidate (smaller is better); its first entry is the stopping value."""
+    if utility == "sum":
+        return (agg + cost, agg if objective == "makespan" else cost)
+    return (agg, cost) if objective == "makespan" else (cost, agg)
+
+
+def _stop(stages: int, gain: float, current: float, epsilon: float, threshold: str) -> bool:
+    """Line 15: the stage's gain is at most epsilon (absolute or relative to the value)."""
+    if stages <= 1:
+        return False
+    if not np.isfinite(current):
+        return True
+    return gain <= (epsilon if threshold == "absolute" else epsilon * abs(current))
+
+
 def play_game(p: np.ndarray, m: np.ndarray, tasks: np.ndarray, price: np.ndarray,
               lim: _Limits, *, objective: str = "makespan", epsilon: float = 1e-5,
-              max_stages: int = 1000, start: np.ndarray | None = None) -> GameResult:
+              max_stages: int = 1000, start: np.ndarray | None = None,
+              utility: str = "sum", threshold: str = "absolute", keep: str = "last",
+              moves: str = "simultaneous") -> GameResult:
     """Run the stages of one game (Algorithm 1, phases 1-2) on the given players.
 
     Parameters
@@ -234,13 +298,16 @@ def play_game(p: np.ndarray, m: np.ndarray, tasks: np.ndarray, price: np.ndarray
     lim:
         Bandwidth/storage data of the players.
     objective:
-        ``"makespan"`` (gain = aggregated makespan) or ``"cost"``.
+        ``"makespan"`` or ``"cost"``: the gain's tie-break (``utility="sum"``)
+        or the gain itself (``utility="objective"``).
     epsilon:
-        Relative gain below which the stages stop.
+        Threshold of line 15.
     max_stages:
         Upper limit on stages.
     start:
         Warm-start distribution (``None``: Eq. 18).
+    utility, threshold, keep, moves:
+        The readings of the module docstring.
     """
     tasks = tasks.astype(float)
     if start is None:
@@ -249,43 +316,60 @@ def play_game(p: np.ndarray, m: np.ndarray, tasks: np.ndarray, price: np.ndarray
         delta = tasks[:, None] * speed / speed.sum(axis=1, keepdims=True)
     else:
         delta = start
-    if not lim.any:
-        return _play_fast(p, m, tasks, price, delta, objective, epsilon, max_stages)
+    if not lim.any and moves == "simultaneous":
+        return _play_fast(p, m, tasks, price, delta, objective, epsilon, max_stages,
+                          utility, threshold, keep)
     weights = [performance_weights(p)]
     if np.any(price > 0):
         weights.append(cost_weights(p, price))
     unit_cost = p * price[None, :]
 
-    def score(theta: np.ndarray) -> tuple[tuple[float, float], np.ndarray, np.ndarray]:
-        d, f = distribute(theta, p, tasks)
-        agg, cost = float(f.sum()), float((unit_cost * d).sum())
-        return ((agg, cost) if objective == "makespan" else (cost, agg)), d, f
+    def move(w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """One stage under weights ``w``: allocation, distribution, ``f`` (Eq. 20-21, 5)."""
+        if moves == "simultaneous":
+            theta = _enforce(allocate(delta, p, w, m), delta, p, m, lim)
+            d, f = distribute(theta, p, tasks)
+            return theta, d, f
+        # Players move one after another in index order, each against the allocation
+        # (Eq. 9) that the distributions of the players before it, already moved, produce.
+        d = delta.copy()
+        theta = d
+        for k in range(len(tasks)):
+            theta = _enforce(allocate(d, p, w, m), d, p, m, lim)
+            rate = theta[k] / p[k]
+            total = rate.sum()
+            d[k] = tasks[k] * rate / total if total > 0 else 0.0
+        # Eq. 5 under the allocation the last player moved against.
+        _, f = distribute(theta, p, tasks)
+        return theta, d, f
 
     best_key: tuple[float, float] = (np.inf, np.inf)
-    best = None
+    best = last = None
     current = np.inf
     stages = 0
     for stages in range(1, max_stages + 1):
         candidates = []
         for w in weights:
-            theta = _enforce(allocate(delta, p, w, m), delta, p, m, lim)
-            key, d, f = score(theta)
+            theta, d, f = move(w)
+            key = _stage_key(objective, utility, float(f.sum()), float((unit_cost * d).sum()))
             candidates.append((key, theta, d, f))
         key, theta, delta, f = min(candidates, key=lambda c: c[0])
+        last = (theta, delta, f)
         if best is None or key < best_key:
-            best_key, best = key, (theta, delta, f)
+            best_key, best = key, last
         gain = current - key[0]
         current = key[0]
-        if stages > 1 and (not np.isfinite(current) or gain <= epsilon * abs(current)):
+        if _stop(stages, gain, current, epsilon, threshold):
             break
-    theta, delta, f = best
+    theta, delta, f = best if keep == "best" else last
     return GameResult(theta, delta, f, stages)
 
 
 def _play_fast(p: np.ndarray, m: np.ndarray, tasks: np.ndarray, price: np.ndarray,
-               delta: np.ndarray, objective: str, epsilon: float, max_stages: int
+               delta: np.ndarray, objective: str, epsilon: float, max_stages: int,
+               utility: str = "sum", threshold: str = "absolute", keep: str = "last"
                ) -> GameResult:
-    """The stages of :func:`play_game` without bandwidth/storage limits, factorised.
+    """The simultaneous stages of :func:`play_game` without limits, factorised.
 
     With ``pw`` (Eq. 10) the product ``p_ki pw_ki`` is ``1 / S_k`` with
     ``S_k = sum_i 1 / p_ki``; with ``cw`` (Eq. 11) it is ``1 / (phi~_i C_k)``
@@ -301,9 +385,10 @@ def _play_fast(p: np.ndarray, m: np.ndarray, tasks: np.ndarray, price: np.ndarra
     if eff is not None:
         factors.append(1.0 / (invp / eff[None, :]).sum(axis=1))
     unit_cost = p * price[None, :]
-    need_cost = objective == "cost"
+    need_cost = objective == "cost" or utility == "sum"
     best_key: tuple[float, float] = (np.inf, np.inf)
-    best: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+    best: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+    last = best
     current = np.inf
     stages = 0
     tasks = tasks.astype(float)
@@ -320,20 +405,20 @@ def _play_fast(p: np.ndarray, m: np.ndarray, tasks: np.ndarray, price: np.ndarra
             f = tasks / (a * safe)
             agg = float(f.sum()) if Gc.min() > 0 else np.inf
             cost = float(np.dot(tasks, (H @ c) / safe)) if H is not None else 0.0
-            key = (agg, cost) if objective == "makespan" else (cost, agg)
-            candidates.append((key, a, c, safe, f))
+            candidates.append((_stage_key(objective, utility, agg, cost), a, c, safe, f))
         key, a, c, safe, f = min(candidates, key=lambda x: x[0]) if len(candidates) > 1 \
             else candidates[0]
         new_delta = G * c
         new_delta *= (tasks / safe)[:, None]
+        last = (delta, a, c, new_delta, f)
         if best is None or key < best_key:
-            best_key, best = key, (delta, a, c, new_delta, f)
+            best_key, best = key, last
         delta = new_delta
         gain = current - key[0]
         current = key[0]
-        if stages > 1 and (not np.isfinite(current) or gain <= epsilon * abs(current)):
+        if _stop(stages, gain, current, epsilon, threshold):
             break
-    prev, a, c, d, f = best
+    prev, a, c, d, f = best if keep == "best" else last
     theta = a[:, None] * prev * c[None, :]
     return GameResult(theta, d, f, stages)
 
@@ -489,9 +574,37 @@ def _segment_scan(values: np.ndarray, seg_id: np.ndarray, op: np.ufunc) -> np.nd
     return out
 
 
+def check_options(options: dict) -> None:
+    """Refuse bad values of GMO's options with a one-line :class:`InputError`.
+
+    The registry and the campaign call it before any work; :func:`gmo` calls
+    it too, so a direct call is checked the same way.
+    """
+    choices = {"objective": ("makespan", "cost"), "utility": UTILITIES,
+               "threshold": THRESHOLDS, "keep": KEEPS, "moves": MOVES,
+               "placement": PLACEMENTS, "regame": REGAMES}
+    for name, allowed in choices.items():
+        if name in options and options[name] not in allowed:
+            flag = "--objective" if name == "objective" else f"option {name}"
+            raise InputError(f"{flag}: must be one of {', '.join(map(repr, allowed))}, "
+                             f"got {options[name]!r}")
+    if "epsilon" in options:
+        eps = options["epsilon"]
+        if isinstance(eps, bool) or not isinstance(eps, int | float) or not eps >= 0 \
+                or not np.isfinite(eps):
+            raise InputError(f"option epsilon: must be a finite number >= 0, got {eps!r}")
+    if "max_stages" in options:
+        ms = options["max_stages"]
+        if isinstance(ms, bool) or not isinstance(ms, int) or not 1 <= ms <= 10**6:
+            raise InputError(f"option max_stages: must be an integer in [1, 1000000], "
+                             f"got {ms!r}")
+
+
 def gmo(instance: Instance, *, seed: int | None = None, time_limit: float | None = None,
         objective: str = "makespan", epsilon: float = 1e-5, max_stages: int = 1000,
-        regame: str = "idle") -> Solution:
+        regame: str = "completion", placement: str = "dedicated", utility: str = "sum",
+        threshold: str = "absolute", keep: str = "last", moves: str = "simultaneous"
+        ) -> Solution:
     """Schedule ``instance`` with GMO (see the module docstring for our reading).
 
     Parameters
@@ -501,16 +614,23 @@ def gmo(instance: Instance, *, seed: int | None = None, time_limit: float | None
     seed, time_limit:
         Accepted for the solver contract; GMO is deterministic and fast.
     objective:
-        ``"makespan"`` or ``"cost"``: which gain selects between the
-        candidate allocations of a stage.
+        ``"makespan"`` or ``"cost"``: the gain's tie-break (``utility="sum"``)
+        or the gain (``utility="objective"``) between candidate allocations.
     epsilon:
-        Relative threshold of line 15.
+        Threshold of line 15 (absolute or relative: ``threshold``).
     max_stages:
         Stage limit per game (the paper uses 1,000).
     regame:
-        When a new game starts: ``"idle"`` (default, a processor runs out of
-        work or a BoT with successors completes) or ``"completion"`` (every
-        BoT completion, the literal line 16).
+        When a new game starts: ``"completion"`` (default: at the first BoT
+        completion of a game's plan, the literal line 16) or ``"idle"`` (a
+        processor runs out of work or a BoT with successors completes).
+    placement:
+        ``"dedicated"`` (default: BoT ``k`` gets ``theta_ki`` processors of
+        site ``i``) or ``"shared"`` (a site's processors run the BoTs one
+        after another). Hard limits always use dedicated processors.
+    utility, threshold, keep, moves:
+        The gain of a stage, its stopping threshold, which stage a game
+        returns and how players move (module docstring).
 
     Returns
     -------
@@ -518,10 +638,10 @@ def gmo(instance: Instance, *, seed: int | None = None, time_limit: float | None
         With ``notes`` giving the number of games, total stages and the
         stages of the first game.
     """
-    if objective not in ("makespan", "cost"):
-        raise InputError(f"--objective: must be 'makespan' or 'cost', got {objective!r}")
-    if regame not in ("idle", "completion"):
-        raise InputError(f"regame: must be 'idle' or 'completion', got {regame!r}")
+    check_options({"objective": objective, "epsilon": epsilon, "max_stages": max_stages,
+                   "regame": regame, "placement": placement, "utility": utility,
+                   "threshold": threshold, "keep": keep, "moves": moves})
+    readings = {"utility": utility, "threshold": threshold, "keep": keep, "moves": moves}
     K, N = instance.n_bots, instance.n_procs
     p_all = instance.p
     m = instance.procs.astype(float)
@@ -534,7 +654,8 @@ def gmo(instance: Instance, *, seed: int | None = None, time_limit: float | None
     completion = np.zeros(K)
     active = waiting == 0
     mat = np.zeros(N)
-    dedicated = instance.hard_limits and instance.has_limits
+    hard = instance.hard_limits and instance.has_limits
+    dedicated = hard or placement == "dedicated"
     prev_delta = np.full((K, instance.n_sites), np.nan)
     out_bot: list[np.ndarray] = []
     out_proc: list[np.ndarray] = []
@@ -551,7 +672,7 @@ def gmo(instance: Instance, *, seed: int | None = None, time_limit: float | None
             warm = rows / np.maximum(rows.sum(axis=1, keepdims=True), TINY) \
                 * remaining[players][:, None]
         result = play_game(p, m, remaining[players], instance.price, lim, objective=objective,
-                           epsilon=epsilon, max_stages=max_stages, start=warm)
+                           epsilon=epsilon, max_stages=max_stages, start=warm, **readings)
         games += 1
         total_stages += result.stages
         first_stages = first_stages or result.stages
@@ -565,8 +686,12 @@ def gmo(instance: Instance, *, seed: int | None = None, time_limit: float | None
         delta_int = _largest_remainder(share * totals[:, None], totals, axis=1)
         delta_int[theta_int == 0] = 0
         if dedicated:
-            bot, count, start = _place(instance, players, theta_int, delta_int,
-                                       np.full(N, mat.max()), release)
+            # With hard limits a game starts when every processor is free, so that the
+            # allocations of two games never overlap in time; without, each processor
+            # takes its new share when it is free.
+            avail = np.full(N, mat.max()) if hard else mat
+            bot, count, start = _place(instance, players, theta_int, delta_int, avail,
+                                       release)
             proc = np.flatnonzero(bot >= 0)
             bot, count, start = bot[proc], count[proc], start[proc]
         else:
@@ -609,7 +734,9 @@ def gmo(instance: Instance, *, seed: int | None = None, time_limit: float | None
                 active[b] = True
     return _assemble(instance, out_bot, out_proc, out_count, out_start,
                      {"method": "gmo", "objective": objective, "games": games,
-                      "stages": total_stages, "first_game_stages": first_stages})
+                      "stages": total_stages, "first_game_stages": first_stages,
+                      "placement": "dedicated" if dedicated else "shared", "regame": regame,
+                      **readings})
 
 
 def _assemble(instance: Instance, bots: list[np.ndarray], procs: list[np.ndarray],

@@ -24,8 +24,11 @@ def test_table2_milp_finds_23_and_records_heuristics():
     exact = run_method("bot-sites", "exact", inst)
     assert exact.status is Status.OPTIMAL and exact.objective == 23.0
     assert exact.bound == 23.0 and exact.gap == 0.0
-    # Recorded: GMO and G-Min-min both reach the optimum here (as in the paper's Table 2).
-    assert run_method("bot-sites", "gmo", inst).objective == 23.0
+    # Recorded: G-Min-min reaches the optimum here, GMO too (as in the paper's Table 2)
+    # with a new game when a processor is idle; its literal readings give 24
+    # (test_bot_gmo.test_table2).
+    assert run_method("bot-sites", "gmo", inst, regame="idle").objective == 23.0
+    assert run_method("bot-sites", "gmo", inst).objective == 24.0
     assert run_method("bot-sites", "g-min-min", inst).objective == 23.0
     assert lower_bound(inst) <= 23.0
 
