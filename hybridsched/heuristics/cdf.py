@@ -5,14 +5,37 @@ Algorithm 1 of the paper: while tasks remain, add a machine when no
 tasks and available cores, that meets its deadline with the smallest slack
 ``deadline - finish``.
 
+Readings (options; the paper's words, Section 3.2 unless said):
+
+``fit`` -- what a task's finish time on a core is.
+    ``"append"`` (default): the task runs after the core's last task,
+    finishing at ``load + w / r``. Algorithm 1's Step 2 "examines the finish
+    times of the tasks and selects the assignment that the difference between
+    the finish time of the task and its deadline is minimal and that the task
+    is finished within its deadline": it speaks of the task's own finish time
+    only and of no task being moved, so the literal reading appends.
+    ``"edf"``: the core's tasks run by ascending deadline, as the model of
+    Section 3.1 orders them ("they can run in sequential order by their
+    deadlines in ascending fashion"): the new task's finish is its finish in
+    that order, and the tasks it delays must still meet their deadlines
+    (:mod:`hybridsched.heuristics.edf_core`).
+``scan`` -- which cores Step 2 compares.
+    ``"all"`` (default): "For all of assignments between unassigned tasks and
+    available cores, the algorithm examines the finish times" (Step 2).
+    ``"current"``: the abstract's summary, "assigning the task closest to its
+    deadline to current core until the core cannot finish any task within its
+    deadline": one core is filled at a time, in core order, before the next.
+
 Implementation note (same schedule as the definition, better complexity):
 when a machine is added, no remaining task fits on any earlier core, and
 earlier cores never change again, so only the newest machine's cores can take
-tasks. On those identical cores, the tightest task for a core at load ``L`` is
-the one with the smallest latest start ``d - w/r >= L``: one binary search in
-a sorted list per core. The whole run is ``O(T (log T + c) + T M)`` for ``c``
-cores per machine and ``M`` capacities, instead of the paper's
-``O(T (P + T + N_RV))`` scan.
+tasks (under both fits: loads only grow and tasks only leave). On those
+identical cores, with ``fit="append"``, the tightest task for a core at load
+``L`` is the one with the smallest latest start ``d - w/r >= L``: one binary
+search in a sorted list per core. That run is ``O(T (log T + c) + T M)`` for
+``c`` cores per machine and ``M`` capacities, instead of the paper's
+``O(T (P + T + N_RV))`` scan; ``fit="edf"`` screens every remaining task per
+core with numpy at each step (``O(T^2 c)`` element operations).
 
 Tie-breaking (the paper gives none): equal slack goes to the lowest task
 index, then the lowest core.
@@ -23,20 +46,42 @@ alone (otherwise :class:`MethodFailedError`), and an empty core of that type
 takes such a task, so every VM round places at least one task. The loop
 therefore ends after at most ``P + T`` rounds; a VM round that placed nothing
 would be a bug and fails explicitly instead of renting forever.
+
+The decisions, in order, are recorded in ``notes["placements"]`` as
+``(task, machine, core)``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
+from typing import Any
 
-from hybridsched.errors import MethodFailedError
-from hybridsched.heuristics.machine_pool import MachinePool, RemainingTasks
+import numpy as np
+
+from hybridsched.errors import InputError, MethodFailedError
+from hybridsched.heuristics.edf_core import EdfCore
+from hybridsched.heuristics.machine_pool import MachinePool, NewMachine, RemainingTasks
 from hybridsched.hybrid_deadline.instance import Instance
 from hybridsched.hybrid_deadline.solution import Solution, durations_function, from_core_sequences
 
+#: Readings of the finish time of a task on a core (module docstring).
+FITS = ("append", "edf")
+#: Readings of which cores Step 2 compares (module docstring).
+SCANS = ("all", "current")
+
+
+def check_cdf_options(options: Mapping[str, Any]) -> None:
+    """Refuse unknown ``fit`` / ``scan`` readings (one-line :class:`InputError`)."""
+    for name, allowed in (("fit", FITS), ("scan", SCANS)):
+        if name in options and options[name] not in allowed:
+            raise InputError(f"option --{name}: must be one of {', '.join(allowed)}, "
+                             f"got {options[name]!r}")
+
 
 def cdf(
-    instance: Instance, *, seed: int | None = None, time_limit: float | None = None
+    instance: Instance, *, seed: int | None = None, time_limit: float | None = None,
+    fit: str = "append", scan: str = "all",
 ) -> Solution:
     """Schedule ``instance`` with Closest Deadline First.
 
@@ -46,33 +91,32 @@ def cdf(
         The hybrid-deadline instance.
     seed, time_limit:
         Accepted for the common method signature; CDF is deterministic.
+    fit, scan:
+        Readings of Algorithm 1 (module docstring).
 
     Raises
     ------
+    InputError
+        For an unknown reading.
     MethodFailedError
         If the VM limit is reached or no machine can take a remaining task.
     """
+    check_cdf_options({"fit": fit, "scan": scan})
     remaining = RemainingTasks(instance)
     pool = MachinePool(instance)
     sequences: dict[tuple[int, int], list[int]] = {}
-    work = instance.work
+    placements: list[tuple[int, int, int]] = []
     while len(remaining):
         machine = pool.add_next(remaining)
-        loads = [0.0] * machine.cores
-        queues = [sequences.setdefault((machine.number, c), []) for c in range(machine.cores)]
         before = len(remaining)
-        while len(remaining):
-            best: tuple[float, int, int] | None = None
-            for c, load in enumerate(loads):
-                fit = remaining.tightest_fit(machine.capacity, load)
-                if fit is not None and (best is None or (fit[0], fit[1], c) < best):
-                    best = (fit[0], fit[1], c)
-            if best is None:
-                break  # this machine's cores are exhausted
-            _, task, c = best
-            loads[c] += work[task] / machine.capacity
-            queues[c].append(task)
-            remaining.remove(task)
+        if fit == "append":
+            queues = [sequences.setdefault((machine.number, c), [])
+                      for c in range(machine.cores)]
+            _fill_append(instance, remaining, machine, queues, scan, placements)
+        else:
+            cores = _fill_edf(instance, remaining, machine, scan, placements)
+            for c, core in enumerate(cores):
+                sequences[machine.number, c] = list(core.tasks)
         if machine.vm_type is not None and len(remaining) == before:
             raise MethodFailedError(  # unreachable: the type was chosen because a task fits
                 f"the VM rented as machine {machine.number} could take no remaining task"
@@ -80,4 +124,64 @@ def cdf(
     solution = from_core_sequences(
         instance.n_tasks, pool.vm_types, sequences, durations_function(instance, pool.vm_types)
     )
-    return replace(solution, notes={"machine_order": tuple(pool.added)})
+    return replace(solution, notes={"machine_order": tuple(pool.added),
+                                    "placements": tuple(placements)})
+
+
+def _fill_append(instance: Instance, remaining: RemainingTasks, machine: NewMachine,
+                 queues: list[list[int]], scan: str,
+                 placements: list[tuple[int, int, int]]) -> None:
+    """Step 2 on ``machine``'s cores, each task appended after the core's last one."""
+    loads = [0.0] * machine.cores
+    current = 0
+    while len(remaining) and current < machine.cores:
+        best: tuple[float, int, int] | None = None
+        for c in range(machine.cores) if scan == "all" else (current,):
+            found = remaining.tightest_fit(machine.capacity, loads[c])
+            if found is not None and (best is None or (found[0], found[1], c) < best):
+                best = (found[0], found[1], c)
+        if best is None:
+            if scan == "all":
+                return  # this machine's cores are exhausted
+            current += 1  # this core is full: the next one becomes current
+            continue
+        _, task, c = best
+        loads[c] += instance.work[task] / machine.capacity
+        queues[c].append(task)
+        placements.append((task, machine.number, c))
+        remaining.remove(task)
+
+
+def _fill_edf(instance: Instance, remaining: RemainingTasks, machine: NewMachine, scan: str,
+              placements: list[tuple[int, int, int]]) -> list[EdfCore]:
+    """Step 2 on ``machine``'s cores, each core's tasks run by ascending deadline."""
+    cores = [EdfCore(instance, machine.capacity) for _ in range(machine.cores)]
+    refused: set[tuple[int, int]] = set()  # (core, task) screens passed but confirm refused
+    current = 0
+    while len(remaining) and current < machine.cores:
+        tasks = remaining.indices()
+        best: tuple[float, int, int] | None = None
+        for c in range(machine.cores) if scan == "all" else (current,):
+            finish, fits = cores[c].screen(tasks)
+            for k, t in refused:
+                if k == c:
+                    fits &= tasks != t
+            if not fits.any():
+                continue
+            slack = np.where(fits, instance.deadline[tasks] - finish, np.inf)
+            pick = int(np.argmin(slack))  # first minimum: the lowest task index
+            if best is None or (float(slack[pick]), int(tasks[pick]), c) < best:
+                best = (float(slack[pick]), int(tasks[pick]), c)
+        if best is None:
+            if scan == "all":
+                break
+            current += 1
+            continue
+        _, task, c = best
+        if not cores[c].confirm(task):  # rounding at the boundary: the checker would refuse
+            refused.add((c, task))
+            continue
+        cores[c].insert(task)
+        placements.append((task, machine.number, c))
+        remaining.remove(task)
+    return cores

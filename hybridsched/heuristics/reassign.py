@@ -10,6 +10,21 @@ Lease hours are recomputed by the checker from the new finish times.
 Tie-breaking: latest finish on the lowest core number; least-loaded core
 with the lowest number.
 
+Reading (option ``accept``): Section 3.3 says the algorithm "examines whether
+the finish time of the task with latest finish time (lines 8-10) could be
+reduced by reassigning the task to the core with the lightest load (lines
+11-12) ... and, if so, reassigns the task to the core (lines 13-20). The
+algorithm repeats the step until the latest finish time can not be reduced
+(lines 21-22)."
+
+``"task"`` (default, the literal one)
+    A move is made when it reduces *the task's* finish time (the first
+    sentence's test); RA stops at the first move that would not.
+``"machine"``
+    A move is made only when it reduces the machine's latest finish time
+    (the stopping rule read as the test): when two cores tie for the latest
+    finish, moving one of their last tasks does not, and RA stops there.
+
 Proof of progress: every move strictly lowers one task's finish time and
 changes no other, so the sum of finish times strictly decreases and no state
 repeats: the loop ends. Its length is moreover capped at
@@ -20,7 +35,9 @@ every intermediate schedule is valid, so stopping at the cap is safe.
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 
+from hybridsched.errors import InputError
 from hybridsched.hybrid_deadline.instance import Instance
 from hybridsched.hybrid_deadline.solution import Solution, durations_function, from_core_sequences
 
@@ -45,13 +62,28 @@ def _machine_cores(instance: Instance, solution: Solution, machine: int) -> int:
     return instance.vm_types[solution.vm_types[machine - n_pm]].cores
 
 
-def reassign(instance: Instance, solution: Solution) -> Solution:
+#: Readings of RA's acceptance test (module docstring).
+ACCEPTS = ("task", "machine")
+
+
+def check_accept(accept: object) -> None:
+    """Refuse an unknown ``accept`` reading (one-line :class:`InputError`)."""
+    if accept not in ACCEPTS:
+        raise InputError(f"option --ra-accept: must be one of {', '.join(ACCEPTS)}, "
+                         f"got {accept!r}")
+
+
+def reassign(instance: Instance, solution: Solution, *, accept: str = "task") -> Solution:
     """Return ``solution`` with every machine rebalanced by RA.
 
     Tasks keep their machine; on each core they run back to back in their
     current order, so idle gaps in ``solution`` (if any) are closed first,
-    which can only make finish times earlier.
+    which can only make finish times earlier. ``accept`` is the reading of
+    the acceptance test (module docstring). The moves, in order, are
+    recorded in ``notes["moves"]`` as ``(task, machine, from core, to core)``.
     """
+    check_accept(accept)
+    moves: list[tuple[int, int, int, int]] = []
     durations_on = durations_function(instance, solution.vm_types)
     sequences = _core_sequences(solution)
     machines = sorted({m for m, _ in sequences})
@@ -73,8 +105,15 @@ def reassign(instance: Instance, solution: Solution) -> Solution:
             new_finish = loads[lightest] + run[task]
             if not new_finish < loads[latest]:
                 break
+            if accept == "machine":
+                rest = [f[-1] if f else 0.0 for k, f in enumerate(finishes) if k != latest]
+                shortened = finishes[latest][-2] if len(finishes[latest]) > 1 else 0.0
+                if not max([new_finish, shortened, *rest]) < loads[latest]:
+                    break
             queues[latest].pop()
             finishes[latest].pop()
             queues[lightest].append(task)
             finishes[lightest].append(new_finish)
-    return from_core_sequences(instance.n_tasks, solution.vm_types, sequences, durations_on)
+            moves.append((task, m, latest, lightest))
+    moved = from_core_sequences(instance.n_tasks, solution.vm_types, sequences, durations_on)
+    return replace(moved, notes={**solution.notes, "moves": tuple(moves)})

@@ -1,13 +1,26 @@
-"""Registered methods of the hybrid-deadline family."""
+"""Registered methods of the hybrid-deadline family.
+
+The heuristics take the paper's open readings as options (issue 19), each
+documented with the paper's words in its module: ``cdf`` takes ``fit``
+(``"append"`` | ``"edf"``) and ``scan`` (``"all"`` | ``"current"``)
+(:mod:`hybridsched.heuristics.cdf`); ``ffd`` takes ``fit`` (``"edf"`` |
+``"append"``) (:mod:`hybridsched.heuristics.ffd`); ``cdf+ra`` and ``ffd+ra``
+take those and ``ra_accept`` (``"task"`` | ``"machine"``)
+(:mod:`hybridsched.heuristics.reassign`). ``exact`` warm-starts from the
+default readings.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from hybridsched.budget import TimeBudget
 from hybridsched.errors import MethodFailedError
-from hybridsched.heuristics.cdf import cdf
-from hybridsched.heuristics.ffd import ffd
+from hybridsched.heuristics.cdf import cdf, check_cdf_options
+from hybridsched.heuristics.ffd import check_fit, ffd
 from hybridsched.heuristics.lns import descend, improve
-from hybridsched.heuristics.reassign import reassign
+from hybridsched.heuristics.reassign import check_accept, reassign
 from hybridsched.hybrid_deadline.checker import rent_cost
 from hybridsched.hybrid_deadline.instance import Instance
 from hybridsched.hybrid_deadline.solution import Solution
@@ -26,24 +39,50 @@ LOCAL_SEARCH_SECONDS = 1.0
 PROBE_SECONDS = 1.5
 PACKING_SECONDS = 30.0
 
-register_method(FAMILY, "cdf", description="Closest Deadline First (the paper's HA)")(cdf)
+def _check_cdf(options: Mapping[str, Any]) -> None:
+    check_cdf_options(options)
 
 
-@register_method(FAMILY, "cdf+ra", description="CDF followed by the reassigning algorithm RA")
-def cdf_ra(instance: Instance, *, seed: int | None = None,
-           time_limit: float | None = None) -> Solution:
-    """CDF, then RA on every machine."""
-    return reassign(instance, cdf(instance))
+def _check_ffd(options: Mapping[str, Any]) -> None:
+    if "fit" in options:
+        check_fit(options["fit"])
 
 
-register_method(FAMILY, "ffd", description="First Fit Decreasing baseline")(ffd)
+def _check_cdf_ra(options: Mapping[str, Any]) -> None:
+    check_cdf_options(options)
+    if "ra_accept" in options:
+        check_accept(options["ra_accept"])
 
 
-@register_method(FAMILY, "ffd+ra", description="FFD followed by RA")
-def ffd_ra(instance: Instance, *, seed: int | None = None,
-           time_limit: float | None = None) -> Solution:
-    """FFD, then RA on every machine."""
-    return reassign(instance, ffd(instance))
+def _check_ffd_ra(options: Mapping[str, Any]) -> None:
+    _check_ffd(options)
+    if "ra_accept" in options:
+        check_accept(options["ra_accept"])
+
+
+register_method(FAMILY, "cdf", description="Closest Deadline First (the paper's HA)",
+                check_options=_check_cdf)(cdf)
+
+
+@register_method(FAMILY, "cdf+ra", description="CDF followed by the reassigning algorithm RA",
+                 check_options=_check_cdf_ra)
+def cdf_ra(instance: Instance, *, seed: int | None = None, time_limit: float | None = None,
+           fit: str = "append", scan: str = "all", ra_accept: str = "task") -> Solution:
+    """CDF, then RA on every machine (options: :func:`cdf`'s and RA's ``accept``)."""
+    check_accept(ra_accept)
+    return reassign(instance, cdf(instance, fit=fit, scan=scan), accept=ra_accept)
+
+
+register_method(FAMILY, "ffd", description="First Fit Decreasing baseline",
+                check_options=_check_ffd)(ffd)
+
+
+@register_method(FAMILY, "ffd+ra", description="FFD followed by RA", check_options=_check_ffd_ra)
+def ffd_ra(instance: Instance, *, seed: int | None = None, time_limit: float | None = None,
+           fit: str = "edf", ra_accept: str = "task") -> Solution:
+    """FFD, then RA on every machine (options: :func:`ffd`'s and RA's ``accept``)."""
+    check_accept(ra_accept)
+    return reassign(instance, ffd(instance, fit=fit), accept=ra_accept)
 
 
 def best_heuristic_solution(instance: Instance) -> Solution | None:

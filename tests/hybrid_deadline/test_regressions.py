@@ -63,9 +63,12 @@ def test_ffd_fails_explicitly_instead_of_renting_forever():
     instance = three_jobs()
     with at_most(20):
         for method in ("ffd", "ffd+ra"):
-            result = solve_checked(instance, method)
+            # Appending, B never fits after A on the PM core; in deadline order (the
+            # default reading) B runs first and A still meets its deadline.
+            result = solve_checked(instance, method, fit="append")
             assert result.status is Status.NO_SOLUTION
             assert "task B" in result.message
+            assert solve_checked(instance, method).objective == pytest.approx(0.105)
         assert solve_checked(instance, "cdf").objective == pytest.approx(0.105)
         exact = solve_checked(instance, "exact")
     assert exact.status is Status.OPTIMAL and exact.objective == pytest.approx(0.105)
