@@ -129,15 +129,17 @@ class _EdfTable:
         at_end = deadline >= self._last
         at_front = ~at_end & (deadline < self._first)
         # In between, the last task is always delayed: its slack must absorb the run.
+        # In front, every task is delayed: the least slack must absorb the run.
         fits = np.where(at_end, self._load + run <= deadline + TIME_TOL,
-                        (run <= deadline + TIME_TOL) & (run <= self._slack + TIME_TOL)
-                        & (at_front | (run <= self._last - self._load + TIME_TOL)))
+                        (run <= deadline + TIME_TOL)
+                        & np.where(at_front, run <= self._slack + TIME_TOL,
+                                   run <= self._last - self._load + TIME_TOL))
         one = np.array([task])
         for k in np.flatnonzero(fits).tolist():
             core = self.cores[k]
-            if at_end[k] or at_front[k] or bool(core.screen(one)[1][0]):
-                if core.confirm(task):
-                    return k
+            screened = at_end[k] or at_front[k] or bool(core.screen(one)[1][0])
+            if screened and core.confirm(task):
+                return k
         return None
 
     def place(self, k: int, task: int) -> None:
