@@ -22,6 +22,22 @@ How records become tasks and jobs (``grouping``):
     whose deadline is ``alpha`` times its longest task's run time on a
     2 GHz core.
 
+The paper's words these follow (Section 4.1), and what they leave open:
+
+* "We assume that the trace data are the information of tasks running on 1
+  GHz cores" and "We set the deadline of each task as alpha (1, 2, 3, or 4)
+  times of its run time on a 2 GHz core": deadline ``alpha * run / 2`` hours
+  counted from time 0, since the model has no release times ("Job i must be
+  completed before d_i", Section 3.1). Not an option: the text is explicit;
+  counting from each record's submit time would need release times the
+  model does not have.
+* How records become tasks is not said ("tasks" throughout): ``grouping``.
+* Which part of the trace: "a 2-month trance collected from NASA Ames
+  iPSC/860", while the cleaned trace spans 3 months (Oct-Dec 1993, 18,239
+  records). ``limit`` keeps a prefix; the issue-19 campaigns cut the first
+  61 days and 10 disjoint windows into SWF files
+  (``examples/campaigns/fidelity_hybrid_deadline_windows.py``).
+
 The local pool is the 15-PM default pool unless ``pms`` says how many of it
 to keep; the public cloud offers EC2 c3.large.
 

@@ -26,6 +26,9 @@ def test_valid_schedule_and_its_metrics(instance):
     assert ev.metrics["rented_vms"] == 1
     assert ev.metrics["billed_vm_hours"] == 2
     assert ev.metrics["makespan"] == 2.0
+    # The other readings of RA's "task makespans": finishes 1, 2, 1.5; machines end 2, 1.5.
+    assert ev.metrics["mean_finish"] == pytest.approx(1.5)
+    assert ev.metrics["mean_machine_makespan"] == pytest.approx(1.75)
     assert ev.metrics["local_load"] == 2.0
     assert ev.metrics["pm_utilisation"] == 1.0
     # VM: 1.5 busy core-hours over 2 cores x 2 billed hours.
