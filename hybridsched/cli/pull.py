@@ -44,6 +44,27 @@ class Spread(StrEnum):
     ABSOLUTE = "absolute-pairs"
 
 
+class Replicas(StrEnum):
+    """Readings of the replicas' lower priority (see :mod:`hybridsched.pull.online`)."""
+
+    TIERED = "tiered"
+    TWO_LEVEL = "two-level"
+
+
+class NoiMax(StrEnum):
+    """Readings of Algorithm 1's NOI_max (see :mod:`hybridsched.heuristics.pull_promethee`)."""
+
+    WORKLOAD = "workload"
+    RANKED = "ranked"
+
+
+class Order(StrEnum):
+    """Readings of the paper's FCFS (see :mod:`hybridsched.heuristics.pull_promethee`)."""
+
+    RANDOM = "random"
+    OLDEST = "oldest"
+
+
 class Preference(StrEnum):
     """The paper's preference functions."""
 
@@ -126,6 +147,14 @@ def simulate_pull(
                       "deviation of: signed-pairs (the paper's 'differences d for all pairs', "
                       "read literally) or absolute-pairs (|d| over unordered pairs).")]
     = Spread.SIGNED,
+    noi_max: Annotated[NoiMax, typer.Option(help="promethee: EEI's NOI_max (Algorithm 1): "
+                       "the workload's largest unit, or the largest task ranked now.")]
+    = NoiMax.WORKLOAD,
+    order: Annotated[Order, typer.Option(help="fcfs: random (the paper's 'randomly selects "
+                     "a task') or oldest (the task created first).")] = Order.RANDOM,
+    replicas: Annotated[Replicas, typer.Option(help="Replicas' lower priority: tiered (fewest "
+                        "tasks in flight first) or two-level (units with none in flight "
+                        "first, then every waiting unit alike).")] = Replicas.TIERED,
     seed: Seed = 0,
     as_json: JsonFlag = False,
     output: ScheduleOutput = None,
@@ -140,16 +169,26 @@ def simulate_pull(
     from hybridsched.registry import check_options, get_method
 
     get_method("pull", method)  # an unknown method is bad input, before anything runs
-    from hybridsched.heuristics.pull_promethee import OPTIONS
+    from hybridsched.heuristics.pull_promethee import FCFS_OPTIONS, OPTIONS
 
     given_promethee = generator_options_given(ctx, OPTIONS)
+    given_fcfs = generator_options_given(ctx, FCFS_OPTIONS)
+    # Both built-in methods simulate replicas; a plugin method gets --replicas only if given.
     options: dict[str, Any] = {}
+    if method in ("promethee", "fcfs") or generator_options_given(ctx, ("replicas",)):
+        options["replicas"] = replicas.value
     if method == "promethee":
-        options = {"preference": preference.value, "weights": weights, "targets": targets,
-                   "q": q, "p": p, "window": window, "spread": spread.value}
-        check_options("pull", method, options)
+        options |= {"preference": preference.value, "weights": weights, "targets": targets,
+                    "q": q, "p": p, "window": window, "spread": spread.value,
+                    "noi_max": noi_max.value}
     elif given_promethee:
-        raise InputError(f"option --{given_promethee[0]}: only the promethee method takes it")
+        raise InputError(f"option --{given_promethee[0].replace('_', '-')}: only the "
+                         "promethee method takes it")
+    if method == "fcfs":
+        options["order"] = order.value
+    elif given_fcfs:
+        raise InputError(f"option --{given_fcfs[0]}: only the fcfs method takes it")
+    check_options("pull", method, options)
     instance, result = simulate(
         "pull", method, instance_file=instance_file,
         given=generator_options_given(ctx, GENERATOR_OPTIONS),

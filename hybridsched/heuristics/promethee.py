@@ -81,6 +81,14 @@ in that error. Centred, the errors scale with the spread of the values,
 not with their offset (tested to 1e-9 relative against the pairs'
 definition, 1e-12 on values at offsets up to 2^33).
 
+**Level's closed thresholds.** Brans' Level (above) is 1/2 on ``(q, p]``;
+the pull paper's is "0 if d < q, 1/2 if q <= d < p, 1 if d >= p" (Moca et
+al., section 6.3.2): the equalities belong to the band above. They differ
+only for deviations exactly at a threshold, which is every pair of two
+values when ``p`` is the signed sigma (``sigma = |x_a - x_b|``).
+``closed=True`` gives the paper's: both paths compare ``d > nextafter(t,
+-inf)``, which for floats is ``d >= t`` (:func:`_closed`).
+
 **Bad input**: NaN or infinite values, a spread that overflows, and NaN,
 infinite or negative thresholds are one-line :class:`InputError`.
 """
@@ -127,6 +135,9 @@ class Criterion:
     (:func:`scaled`). ``spread`` says which deviations sigma is the standard
     deviation of: ``absolute-pairs`` (``|x_a - x_b|`` over unordered pairs)
     or ``signed-pairs`` (``x_a - x_b`` over ordered pairs, mean 0).
+    ``closed`` puts a level's thresholds in the band above them, as the pull
+    paper writes its Level (1/2 for ``q <= d < p``, 1 for ``d >= p``; module
+    doc, "Level's closed thresholds").
     """
 
     target: Literal["min", "max"] = "max"
@@ -137,6 +148,7 @@ class Criterion:
     s: float = 1.0
     relative: bool = False
     spread: Spread = "absolute-pairs"
+    closed: bool = False
 
 
 def scaled(c: Criterion, sigma: float) -> Criterion:
@@ -149,7 +161,8 @@ def scaled(c: Criterion, sigma: float) -> Criterion:
     if sigma <= 0:
         return Criterion(c.target, c.weight, "usual")
     p = None if c.p is None else c.p * sigma
-    return Criterion(c.target, c.weight, c.function, c.q * sigma, p, c.s * sigma)
+    return Criterion(c.target, c.weight, c.function, c.q * sigma, p, c.s * sigma,
+                     closed=c.closed)
 
 
 def check_criteria(criteria: Sequence[Criterion], where: str = "criteria") -> None:
@@ -192,6 +205,7 @@ def check_criterion(c: Criterion, where: str = "criterion") -> None:
 
 def preference(d: np.ndarray, c: Criterion) -> np.ndarray:
     """``P(d)`` of criterion ``c`` (element-wise), with absolute thresholds (module doc)."""
+    c = _closed(c)
     if c.function == "usual":
         return (d > 0).astype(float)
     if c.function == "ushape":
@@ -223,13 +237,32 @@ def _with_p(c: Criterion, sigma: float) -> Criterion:
     return c  # usual, ushape, gaussian: no p
 
 
+def _closed(c: Criterion) -> Criterion:
+    """A closed level's thresholds moved one float down (module doc, "Level's closed ...").
+
+    For floats, ``d >= t`` is ``d > nextafter(t, -inf)``, the comparison both
+    paths make. ``q = 0`` stays: at ``d = 0`` (a tie) the closed level gives
+    1/2 both ways, which adds nothing to the net flows.
+    """
+    if not c.closed or c.function != "level" or c.p is None:
+        return c
+    q = math.nextafter(c.q, -math.inf) if c.q > 0 else c.q
+    p = math.nextafter(c.p, -math.inf) if c.p > 0 else c.p
+    return replace(c, q=q, p=max(p, q), closed=False)
+
+
 def _resolved(c: Criterion, s: np.ndarray) -> Criterion:
     """``c`` with thresholds in absolute units, sigma taken (once) from the sorted values ``s``.
 
     Both paths call this on the same sorted values, so they use the same floats.
     """
     if not c.relative and c.p is not None:
-        return c
+        return _closed(c)
+    return _closed(_resolved_open(c, s))
+
+
+def _resolved_open(c: Criterion, s: np.ndarray) -> Criterion:
+    """:func:`_resolved` before a closed level's thresholds move."""
     sigma = (_sorted_deviation_std(s) if c.spread == "absolute-pairs"
              else _signed_deviation_std(s))
     if c.relative:

@@ -11,6 +11,16 @@ ranks them with PROMETHEE II (:mod:`hybridsched.heuristics.promethee`;
 each criterion has a min/max target and a weight, weights summing to 1) and
 sends the task with the highest net flow (the first one on ties).
 
+**Strategy** (options ``targets`` and ``weights``, in the order ECT, price,
+EEI; Table 7 lists Price first). The default is the paper's final SOFT
+winner s4,26. Table 6 (section 6.3.3, "Linear, Level, Gaussian and FCFS",
+120 runs each) does not say which strategy it ran: under s4,26 every
+criterion prefers the larger task on any host (EEI grows with the task's
+size), so the three functions all pick a largest task (Level up to its ties
+within the indifference band); the fidelity campaigns
+use s3,1 (price max, ECT max, EEI min, weights 1/3, the Win_abs winner of
+Table 10), whose mixed targets let them differ.
+
 **Thresholds.** The paper's Linear function is ``P(d) = d / sigma`` up to
 ``sigma``, the standard deviation of the criterion's pairwise deviations at
 this decision, so thresholds are given *in units of sigma*, for every
@@ -37,8 +47,47 @@ absolute one 0 (one pair has no spread).
 **Window mu** (section 6.3.4): rank a random fraction ``window`` of the
 queued tasks (at least one), drawn with the method's seeded generator.
 
-**FCFS** (section 6.3.1): "the scheduler randomly selects a task", a
-uniform draw among the queued tasks.
+**NOI_max** (option ``noi_max``). Algorithm 1: "Calculate the relative
+utility Upsilon(t_i) = NOI(t_i) / NOI_max {The utility of task t_i relative
+to its size}", and Table 1 bands Upsilon at 0.5 and 0.7; the text does not
+say the largest of what. ``workload`` (the default, unchanged): the largest
+work unit of the application, fixed for the run, so a task's band depends
+on its size alone; ``ranked``: the largest of the tasks ranked at this
+decision (the BoT "for a particular pulling host", section 3.1), so the
+bands move up as the large tasks complete.
+
+**ECT and price share one ranking** (:meth:`PrometheeScheduler.net_flows`).
+The paper: ECT "is calculated by dividing the number of instructions (NOI)
+of a task by the computing capacity (CPU) of the host", the pulling one
+(section 3.2), and the price is "a product between the ECT and the
+price/time unit required by host". At one decision both columns are NOI
+times a positive constant, and every threshold is a multiple of the
+column's own sigma, so their preferences are those of NOI: an identity,
+not a reading (tests/pull/test_literal_promethee.py checks the whole
+decision against the paper's formulas on the full matrix). It would not
+hold for absolute thresholds, which this scheduler does not take: the
+paper gives no values for them, and one value cannot suit seconds,
+monetary units and EEI alike.
+
+**Level's boundaries.** The paper's Level is "0 if d < q, 1/2 if q <= d <
+p, 1 if d >= p" (section 6.3.2); Brans' (:mod:`.promethee`'s default) puts
+the equalities on the other side. They differ only for deviations exactly at
+a threshold, but with two tasks and the signed sigma every deviation is one
+(sigma = |d|, so d = p): the scheduler uses the paper's (``closed``
+criteria). At ``d = q = 0`` (a tie) the paper's gives 1/2 both ways, which
+cancels in the net flow.
+
+**Replicas** (option ``replicas``, both methods): what the replicas'
+"lower priority" orders, read in :mod:`hybridsched.pull.online`.
+
+**FCFS** (section 6.3.1): "The FCFS (First-Come-First-Served) method
+assumes that the scheduler randomly selects a task and assigns it to a
+pulling host". Option ``order``: ``random`` (the default, the text's
+words), a uniform draw among the tasks of the highest priority; ``oldest``,
+what the name says: of those, the task created first (a unit's first task
+when it arrives, each replica when the previous one is scheduled, section
+2.2), so a unit whose task failed waits behind the tasks created before its
+replica.
 """
 
 from __future__ import annotations
@@ -57,7 +106,7 @@ from hybridsched.heuristics.promethee import (
     criterion_sums,
     flows,
 )
-from hybridsched.pull.online import PullPolicy
+from hybridsched.pull.online import PullPolicy, check_replicas
 from hybridsched.pull.reputation import eei
 
 #: Criteria the scheduler evaluates, in order.
@@ -70,8 +119,14 @@ DEFAULT_WEIGHTS = (0.6, 0.1, 0.3)
 DEFAULT_TARGETS = ("max", "max", "max")
 #: The literal reading of the paper's sigma (module doc, "Which sigma").
 DEFAULT_SPREAD = "signed-pairs"
+#: Readings of Algorithm 1's NOI_max (module doc, "NOI_max").
+NOI_MAX = ("workload", "ranked")
+#: Readings of FCFS (module doc, "FCFS").
+FCFS_ORDERS = ("random", "oldest")
 #: The options of the promethee method, as the registry's check and the CLI know them.
-OPTIONS = ("preference", "weights", "targets", "q", "p", "window", "spread")
+OPTIONS = ("preference", "weights", "targets", "q", "p", "window", "spread", "noi_max")
+#: The options of the fcfs method (``replicas`` is the simulation's, taken by both).
+FCFS_OPTIONS = ("order",)
 
 
 @dataclass(frozen=True)
@@ -85,6 +140,7 @@ class Strategy:
     p: float | None = None
     window: float = 1.0
     spread: str = DEFAULT_SPREAD
+    noi_max: str = "workload"
 
     @property
     def thresholds(self) -> tuple[float, float]:
@@ -130,8 +186,11 @@ def parse_targets(value: str | Sequence[str]) -> tuple[str, ...]:
 def strategy(*, preference: str = "linear", weights: str | Sequence[float] = DEFAULT_WEIGHTS,
              targets: str | Sequence[str] = DEFAULT_TARGETS, q: float | None = None,
              p: float | None = None, window: float = 1.0,
-             spread: str = DEFAULT_SPREAD) -> Strategy:
+             spread: str = DEFAULT_SPREAD, noi_max: str = "workload") -> Strategy:
     """A checked :class:`Strategy` (one-line :class:`InputError` naming the bad option)."""
+    if noi_max not in NOI_MAX:
+        raise InputError(f"option --noi-max: unknown reading of NOI_max {noi_max!r} "
+                         f"(choose from: {', '.join(NOI_MAX)})")
     if spread not in SPREADS:
         raise InputError(f"option --spread: unknown reading of sigma {spread!r} "
                          f"(choose from: {', '.join(SPREADS)})")
@@ -147,7 +206,7 @@ def strategy(*, preference: str = "linear", weights: str | Sequence[float] = DEF
         raise InputError(f"option --window: the fraction of the queue ranked must be in "
                          f"(0, 1], got {window!r}")
     chosen = Strategy(parse_targets(targets), parse_weights(weights), preference, q, p,
-                      float(window), spread)
+                      float(window), spread, noi_max)
     q_, p_ = chosen.thresholds
     if preference != "gaussian" and q_ > p_:
         raise InputError(f"option --q: q ({q_:g}) must not exceed p ({p_:g})")
@@ -159,8 +218,22 @@ def strategy(*, preference: str = "linear", weights: str | Sequence[float] = DEF
 
 
 def check_strategy_options(options: dict) -> None:
-    """The registry's option check: every value a :class:`Strategy` accepts."""
+    """The registry's option check of promethee: a :class:`Strategy`, and ``replicas``."""
     strategy(**{k: v for k, v in options.items() if k in OPTIONS})
+    check_replicas(options.get("replicas", "tiered"))
+
+
+def check_fcfs_order(order: object) -> None:
+    """One-line :class:`InputError` for an unknown reading of FCFS."""
+    if order not in FCFS_ORDERS:
+        raise InputError(f"option --order: unknown reading of FCFS {order!r} "
+                         f"(choose from: {', '.join(FCFS_ORDERS)})")
+
+
+def check_fcfs_options(options: dict) -> None:
+    """The registry's option check of fcfs: ``order`` and ``replicas``."""
+    check_fcfs_order(options.get("order", "random"))
+    check_replicas(options.get("replicas", "tiered"))
 
 
 class PrometheeScheduler(PullPolicy):
@@ -173,7 +246,8 @@ class PrometheeScheduler(PullPolicy):
         self.flows_method = flows_method  # "auto" (the fast path where it applies) or "pairwise"
         q, p = chosen.thresholds
         self._criteria = [Criterion(target=t, weight=w, function=chosen.preference,
-                                    q=q, p=p, s=p, relative=True, spread=chosen.spread)
+                                    q=q, p=p, s=p, relative=True, spread=chosen.spread,
+                                    closed=True)
                           for t, w in zip(chosen.targets, chosen.weights, strict=True)]
 
     def matrix(self, noi: np.ndarray, cpu: float, price: float, noi_max: float,
@@ -218,14 +292,25 @@ class PrometheeScheduler(PullPolicy):
         if self.strategy.window < 1 and len(candidates) > 1:
             size = max(1, math.ceil(self.strategy.window * len(candidates)))
             chosen = np.sort(self.rng.choice(candidates, size, replace=False))
+        if self.strategy.noi_max == "ranked":
+            noi_max = float(noi[chosen].max())
         net = self.net_flows(noi[chosen], cpu, price, noi_max, reputation)
         return int(chosen[int(np.argmax(net))])
 
 
 class Fcfs(PullPolicy):
-    """A uniformly random queued task (the paper's FCFS)."""
+    """The paper's FCFS: a uniformly random queued task, or the oldest (module doc)."""
+
+    def __init__(self, rng: np.random.Generator, order: str = "random") -> None:
+        check_fcfs_order(order)
+        super().__init__(rng)
+        self.order = order
 
     def choose(self, candidates: np.ndarray, noi: np.ndarray, cpu: float, price: float,
                noi_max: float, reputation: float) -> int:
-        """A random unit of ``candidates``."""
-        return int(candidates[self.rng.integers(len(candidates))])
+        """A random unit of ``candidates``, or the one whose pending task is oldest."""
+        if self.order == "random":
+            return int(candidates[self.rng.integers(len(candidates))])
+        if self.created is None:
+            raise ValueError("FCFS 'oldest' needs the creation times of a simulation")
+        return int(candidates[int(np.argmin(self.created[candidates]))])

@@ -12,11 +12,12 @@ from hybridsched.heuristics.pull_promethee import (
     DEFAULT_WEIGHTS,
     Fcfs,
     PrometheeScheduler,
+    check_fcfs_options,
     check_strategy_options,
     strategy,
 )
 from hybridsched.pull.instance import Instance
-from hybridsched.pull.online import simulate
+from hybridsched.pull.online import PullPolicy, simulate
 from hybridsched.registry import register_method
 from hybridsched.result import Result, Status
 
@@ -27,8 +28,8 @@ FAMILY = "pull"
 NAMED_UNITS = 5
 
 
-def _result(name: str, instance: Instance, policy: object) -> Result:
-    solution, stats = simulate(instance, policy)
+def _result(name: str, instance: Instance, policy: PullPolicy, replicas: str) -> Result:
+    solution, stats = simulate(instance, policy, replicas=replicas)
     incomplete = np.flatnonzero(~np.isfinite(solution.completion(instance.n_units)))
     if not incomplete.size:
         return Result(name, FAMILY, Status.FEASIBLE, solution=solution, metrics=stats.metrics())
@@ -44,17 +45,22 @@ def promethee(instance: Instance, *, seed: int | None = None, time_limit: float 
               preference: str = "linear", weights: str | Sequence[float] = DEFAULT_WEIGHTS,
               targets: str | Sequence[str] = DEFAULT_TARGETS, q: float | None = None,
               p: float | None = None, window: float = 1.0,
-              spread: str = DEFAULT_SPREAD) -> Result:
-    """The Promethee scheduler (criteria ECT, price, EEI; see :mod:`.pull_promethee`)."""
+              spread: str = DEFAULT_SPREAD, noi_max: str = "workload",
+              replicas: str = "tiered") -> Result:
+    """The Promethee scheduler (criteria ECT, price, EEI; see :mod:`.pull_promethee`).
+
+    ``replicas``: the reading of the replicas' priority (:mod:`.online`).
+    """
     chosen = strategy(preference=preference, weights=weights, targets=targets, q=q, p=p,
-                      window=window, spread=spread)
+                      window=window, spread=spread, noi_max=noi_max)
     return _result("promethee", instance,
-                   PrometheeScheduler(chosen, np.random.default_rng(seed or 0)))
+                   PrometheeScheduler(chosen, np.random.default_rng(seed or 0)), replicas)
 
 
-@register_method(FAMILY, "fcfs", description="FCFS as the paper defines it: a random queued "
-                                             "task for each pulling host")
-def fcfs(instance: Instance, *, seed: int | None = None,
-         time_limit: float | None = None) -> Result:
-    """A uniformly random queued task for each pulling host."""
-    return _result("fcfs", instance, Fcfs(np.random.default_rng(seed or 0)))
+@register_method(FAMILY, "fcfs", check_options=check_fcfs_options,
+                 description="FCFS as the paper defines it: a random queued task for each "
+                             "pulling host")
+def fcfs(instance: Instance, *, seed: int | None = None, time_limit: float | None = None,
+         order: str = "random", replicas: str = "tiered") -> Result:
+    """A uniformly random queued task (or the oldest) for each pulling host."""
+    return _result("fcfs", instance, Fcfs(np.random.default_rng(seed or 0), order), replicas)

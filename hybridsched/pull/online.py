@@ -10,12 +10,31 @@ Events, as in the paper's simulator:
           and pulls again;
 ``LOST``  the task a leaving host was running is lost.
 
-**Replicas (XtremWeb).** Scheduling a task of a work unit queues a new
-replica of it with lower priority, until a correct result arrives: the
-queue a pulling host is served from is the set of incomplete work units with
-the fewest tasks in flight. A replica whose unit completes meanwhile runs on;
-its result is discarded (counted in the instructions executed, not in the
-useful ones).
+**Replicas (XtremWeb).** The paper: "When a task t_{s,r} is scheduled, the
+scheduler inserts into T a new replica, t_{s,r+1}. This r + 1 replica will
+have a lower priority for scheduling whilst the scheduler still waits to
+receive a result for the t_{s,r} task" (section 2.2). Scheduling a task of a
+work unit thus queues a new replica of it, until a correct result arrives.
+What "lower priority" orders is a reading (``replicas``):
+
+``tiered`` (the default, the most literal: each replica ranks below the
+    one it waits for, so ``r + 2`` below ``r + 1``): the tasks a pulling host
+    is served from are those of the incomplete units with the fewest tasks
+    in flight;
+``two-level``: replicas of units still waiting for a result rank below
+    the units with nothing in flight, but among themselves alike, however
+    many of their tasks are in flight.
+
+A task that fails (lost when its host leaves, never returned, or wrong)
+stops being in flight, so its unit climbs back to the tier it had before.
+A replica whose unit completes meanwhile runs on; its result is discarded
+(counted in the instructions executed, not in the useful ones).
+
+**Creation order.** A unit's pending task was created when the unit arrived,
+or when its last task was scheduled (the new replica, inserted into the BoT
+after every task already there); the simulation numbers the tasks in the
+order they are created, and keeps each unit's pending task's number in
+:attr:`PullPolicy.created` for policies that serve the oldest task first.
 
 **Results.** Each task draws, from its host's own seeded stream (so every
 method meets the same sequence of behaviours on a host): never returned
@@ -50,6 +69,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from hybridsched.errors import InputError
 from hybridsched.io.limits import MAX_PULL_SECONDS, MAX_PULL_TASKS
 from hybridsched.pull.behaviour import Draws
 from hybridsched.pull.instance import Instance
@@ -73,12 +93,38 @@ class Decisions:
         self.seconds = 0.0
 
 
+#: Readings of the replicas' "lower priority" (module doc, "Replicas").
+REPLICAS = ("tiered", "two-level")
+
+
+def check_replicas(replicas: object) -> None:
+    """One-line :class:`InputError` for an unknown reading of the replicas' priority."""
+    if replicas not in REPLICAS:
+        raise InputError(f"option --replicas: unknown reading of the replicas' priority "
+                         f"{replicas!r} (choose from: {', '.join(REPLICAS)})")
+
+
+def candidates_of(queued: np.ndarray, inflight: np.ndarray, replicas: str = "tiered"
+                  ) -> np.ndarray:
+    """The units whose pending task a pulling host is served from (module doc, "Replicas").
+
+    ``queued``: incomplete units that have arrived (at least one);
+    ``inflight``: tasks of each unit running.
+    """
+    if replicas == "tiered":
+        return np.flatnonzero(queued & (inflight == inflight[queued].min()))
+    fresh = queued & (inflight == 0)
+    return np.flatnonzero(fresh if fresh.any() else queued)
+
+
 class PullPolicy:
     """A pull policy: :meth:`choose` a queued unit for the pulling host; calls are timed."""
 
     def __init__(self, rng: np.random.Generator) -> None:
         self.rng = rng
         self.decisions = Decisions()
+        #: Creation order of each unit's pending task, kept by :func:`simulate` during a run.
+        self.created: np.ndarray | None = None
 
     def choose(self, candidates: np.ndarray, noi: np.ndarray, cpu: float, price: float,
                noi_max: float, reputation: float) -> int:
@@ -125,11 +171,14 @@ class _Running:
 
 
 def simulate(instance: Instance, policy: PullPolicy, *, horizon: float = MAX_PULL_SECONDS,
-             max_tasks: int = MAX_PULL_TASKS) -> tuple[Solution, OnlineStats]:
+             max_tasks: int = MAX_PULL_TASKS, replicas: str = "tiered"
+             ) -> tuple[Solution, OnlineStats]:
     """Run ``policy`` on ``instance``; return the realised schedule and counters.
 
-    ``horizon`` and ``max_tasks`` are the limits of the module docstring.
+    ``horizon`` and ``max_tasks`` are the limits of the module docstring;
+    ``replicas`` the reading of the replicas' priority (module doc, "Replicas").
     """
+    check_replicas(replicas)
     started_at = time.perf_counter()
     sim = Simulation()
     log = sim.log
@@ -137,6 +186,8 @@ def simulate(instance: Instance, policy: PullPolicy, *, horizon: float = MAX_PUL
     noi_max = float(noi.max()) if n else 1.0
     queued = np.zeros(n, dtype=bool)  # arrived and not completed
     inflight = np.zeros(n, dtype=np.int64)
+    created = policy.created = np.zeros(n, dtype=np.int64)  # module doc, "Creation order"
+    tasks_created = [0]
     remaining = [n]
     available = np.zeros(instance.n_hosts, dtype=bool)
     window = np.full(instance.n_hosts, -1)
@@ -164,10 +215,11 @@ def simulate(instance: Instance, policy: PullPolicy, *, horizon: float = MAX_PUL
                 stopped[0] = f"the run stopped after {max_tasks:,} tasks"
                 done.succeed()
             return
-        tier = inflight[queued].min()
-        candidates = np.flatnonzero(queued & (inflight == tier))
+        candidates = candidates_of(queued, inflight, replicas)
         u = policy(candidates, noi, float(cpu[h]), float(price[h]), noi_max, reputation.of(h))
         inflight[u] += 1
+        created[u] = tasks_created[0]  # the new replica t_{u, r+1}
+        tasks_created[0] += 1
         delay, outcome = draws.next(h)
         end = now + float(noi[u] / cpu[h]) * delay
         running[h] = _Running(u, now, end, delay, outcome)
@@ -222,6 +274,8 @@ def simulate(instance: Instance, policy: PullPolicy, *, horizon: float = MAX_PUL
         for u in batch:
             log.record(float(sim.now), "WKUA", unit=units[u])
         queued[batch] = True
+        created[batch] = tasks_created[0] + np.arange(len(batch))
+        tasks_created[0] += len(batch)
         for h in sorted(idle):
             idle.discard(h)
             pull(h)
