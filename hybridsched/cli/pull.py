@@ -49,6 +49,7 @@ class Replicas(StrEnum):
 
     TIERED = "tiered"
     TWO_LEVEL = "two-level"
+    POOLED = "pooled"
 
 
 class NoiMax(StrEnum):
@@ -153,8 +154,9 @@ def simulate_pull(
     order: Annotated[Order, typer.Option(help="fcfs: random (the paper's 'randomly selects "
                      "a task') or oldest (the task created first).")] = Order.RANDOM,
     replicas: Annotated[Replicas, typer.Option(help="Replicas' lower priority: tiered (fewest "
-                        "tasks in flight first) or two-level (units with none in flight "
-                        "first, then every waiting unit alike).")] = Replicas.TIERED,
+                        "tasks in flight first), two-level (units with none in flight "
+                        "first, then every waiting unit alike) or pooled (no priority).")]
+    = Replicas.TIERED,
     seed: Seed = 0,
     as_json: JsonFlag = False,
     output: ScheduleOutput = None,

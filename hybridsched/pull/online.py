@@ -23,7 +23,10 @@ What "lower priority" orders is a reading (``replicas``):
     in flight;
 ``two-level``: replicas of units still waiting for a result rank below
     the units with nothing in flight, but among themselves alike, however
-    many of their tasks are in flight.
+    many of their tasks are in flight;
+``pooled``: no priority at all, every incomplete unit's pending task alike
+    (a policy drawing "a task" from the BoT T as the text describes it, one
+    pending task per incomplete unit, whatever is in flight).
 
 A task that fails (lost when its host leaves, never returned, or wrong)
 stops being in flight, so its unit climbs back to the tier it had before.
@@ -94,7 +97,7 @@ class Decisions:
 
 
 #: Readings of the replicas' "lower priority" (module doc, "Replicas").
-REPLICAS = ("tiered", "two-level")
+REPLICAS = ("tiered", "two-level", "pooled")
 
 
 def check_replicas(replicas: object) -> None:
@@ -113,6 +116,8 @@ def candidates_of(queued: np.ndarray, inflight: np.ndarray, replicas: str = "tie
     """
     if replicas == "tiered":
         return np.flatnonzero(queued & (inflight == inflight[queued].min()))
+    if replicas == "pooled":
+        return np.flatnonzero(queued)
     fresh = queued & (inflight == 0)
     return np.flatnonzero(fresh if fresh.any() else queued)
 

@@ -235,9 +235,11 @@ def test_replica_tiers_under_each_reading() -> None:
     inflight = np.array([1, 2, 1, 0, 3])
     assert candidates_of(queued, inflight, "tiered").tolist() == [0, 2]
     assert candidates_of(queued, inflight, "two-level").tolist() == [0, 1, 2, 4]
+    assert candidates_of(queued, inflight, "pooled").tolist() == [0, 1, 2, 4]
     inflight[1] = 0
     for reading in ("tiered", "two-level"):
         assert candidates_of(queued, inflight, reading).tolist() == [1]
+    assert candidates_of(queued, inflight, "pooled").tolist() == [0, 1, 2, 4]
 
 
 def _run(instance, method, **options):
@@ -249,16 +251,19 @@ def _run(instance, method, **options):
 def test_replicas_reading_changes_the_schedule() -> None:
     """Units of 2,000 and 1,000 instructions, four hosts pulling at time 0: the fourth host
     gets the small unit's second task when replicas are tiered (it has one task in flight,
-    the large unit two), the large unit's third when the waiting units are alike."""
+    the large unit two), the large unit's third when the waiting units are alike, and
+    every host the large unit without priorities."""
     always = ((0.0, math.inf),)
     hosts = tuple(("cloud", 100.0, 0.0, 0.0, always) for _ in range(4))
     instance = tiny(noi=(2000.0, 1000.0), hosts=hosts)
     first = {}
-    for reading in ("tiered", "two-level"):
+    for reading in ("tiered", "two-level", "pooled"):
         s = _run(instance, "promethee", targets="max,max,max", replicas=reading)
         at_zero = s.start == 0.0
         first[reading] = sorted(s.unit[at_zero].tolist())
-    assert first == {"tiered": [0, 0, 1, 1], "two-level": [0, 0, 0, 1]}
+    # Pooled: the best-ranked unit for every host, in flight or not.
+    assert first == {"tiered": [0, 0, 1, 1], "two-level": [0, 0, 0, 1],
+                     "pooled": [0, 0, 0, 0]}
 
 
 def test_fcfs_oldest_serves_the_bot_in_creation_order() -> None:
