@@ -11,8 +11,9 @@ from .helpers import solve_checked
 
 FOLDER = Path(__file__).resolve().parents[2] / "instances" / "hybrid-deadline"
 FILES = sorted(FOLDER.glob("*.json"))
-#: Instances too slow to prove in the default run (none since issue 6: each takes < 10 s).
-HARD: set[str] = set()
+#: Instances re-proven only with -m slow: small-11 takes 15-30 s (the others < 10 s), and the
+#: default run must stay well under 10 minutes on 2 cores (its optimum is still asserted there).
+HARD: set[str] = {"small-11"}
 
 
 def test_the_bundle_is_there():

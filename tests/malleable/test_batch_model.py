@@ -271,7 +271,8 @@ def tiny_instances(draw):
     return make(jobs, tuple(resources), "random")
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# 10 draws by default (CI time); the nightly profile multiplies them.
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tiny_instances())
 def test_random_tiny_instances(instance):
     horizon = int(instance.arrival.max()) + 7

@@ -171,7 +171,7 @@ CLOUD = Resource("v", ResourceType.CLOUD, 2, price=30.0, max_vms=2, spot_vms=1,
                  on_demand_price=45.0)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=12, deadline=None)  # CI time; the nightly profile multiplies it
 @given(data=st.data(),
        jobs=st.lists(st.tuples(st.sampled_from([1.0, 2.0, 3.0, 5.0]), st.integers(0, 2),
                                st.integers(0, 4), st.sampled_from([0.0, 0.5, 3.0]),
