@@ -26,17 +26,19 @@ from hybridsched.experiments.store import load_results
 COMPARISONS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     *((ffd, ("cdf[fit=append,scan=all]", "cdf[fit=append,scan=current]",
              "cdf[fit=edf,scan=all]", "cdf[fit=edf,scan=current]", "cdf[scan=all]",
-             "cdf[scan=current]"), "objective")
+             "cdf[scan=current]", "cdf"), "objective")
       for ffd in ("ffd[fit=edf]", "ffd[fit=append]")),
     *((base, variants, measure)
       for measure in ("metric_makespan", "metric_mean_finish", "metric_mean_machine_makespan")
       for base, variants in (
           ("ffd[fit=edf]", ("ffd+ra[fit=edf,ra_accept=task]",
-                            "ffd+ra[fit=edf,ra_accept=machine]", "ffd+ra[fit=edf]")),
+                            "ffd+ra[fit=edf,ra_accept=machine]", "ffd+ra[fit=edf]",
+                            "ffd+ra")),
           ("ffd[fit=append]", ("ffd+ra[fit=append,ra_accept=task]",
                                "ffd+ra[fit=append,ra_accept=machine]", "ffd+ra[fit=append]")),
           ("cdf[fit=append,scan=all]", ("cdf+ra[ra_accept=task]", "cdf+ra[ra_accept=machine]")),
           ("cdf[scan=all]", ("cdf+ra",)),
+          ("cdf", ("cdf+ra",)),
       )),
 )
 
