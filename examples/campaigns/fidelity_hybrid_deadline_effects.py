@@ -27,7 +27,7 @@ COMPARISONS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     *((ffd, ("cdf[fit=append,scan=all]", "cdf[fit=append,scan=current]",
              "cdf[fit=edf,scan=all]", "cdf[fit=edf,scan=current]", "cdf[scan=all]",
              "cdf[scan=current]", "cdf"), "objective")
-      for ffd in ("ffd[fit=edf]", "ffd[fit=append]")),
+      for ffd in ("ffd[fit=edf]", "ffd[fit=append]", "ffd")),
     *((base, variants, measure)
       for measure in ("metric_makespan", "metric_mean_finish", "metric_mean_machine_makespan")
       for base, variants in (
