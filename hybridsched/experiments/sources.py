@@ -191,6 +191,10 @@ class GangOptions(_Options):
     rate: Annotated[Real, Field(gt=0)] | None = None
     scenario: Literal["table1", "table2"] = "table1"
     vms: Annotated[Int, Field(ge=1, le=100_000)] = 120
+    # The workload readings of paper 004 (hybridsched.gang.generator.READINGS, default first).
+    instructions: Literal["per-task", "per-job"] = "per-task"
+    arrivals: Literal["poisson", "even", "batches"] = "poisson"
+    integers: Literal["stated", "all"] = "stated"
 
 
 class PullOptions(_Options):
@@ -557,7 +561,8 @@ class InstanceSource:
             from hybridsched.gang.generator import generate as generate_gang
 
             return generate_gang(parsed.jobs, parsed.rate, parsed.scenario, self._seed(),
-                                 vms=parsed.vms)
+                                 vms=parsed.vms, instructions=parsed.instructions,
+                                 arrivals=parsed.arrivals, integers=parsed.integers)
         if isinstance(parsed, PullOptions):
             from hybridsched.pull.generator import generate as generate_pull
             from hybridsched.pull.generator import parse_dcis

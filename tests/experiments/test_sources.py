@@ -332,3 +332,21 @@ def test_a_tree_option_is_spec_relative_checked_up_front_and_keyed_by_content(tm
     (tmp_path / "a" / "tree.toml").unlink()
     with pytest.raises(InputError, match="tree.toml: no such file"):
         a.load()  # a run whose tree went away fails with the file's name
+
+
+def test_gang_generator_sources_take_the_workload_readings():
+    from typing import get_args
+
+    from hybridsched.experiments.sources import GangOptions
+    from hybridsched.gang.generator import READINGS
+
+    plain = generator_source("gang", {"jobs": 20}, seed=1).load()[1]
+    per_job = generator_source("gang", {"jobs": 20, "instructions": "per-job"}, seed=1)
+    loaded = per_job.load()[1]
+    assert loaded.name.endswith("-per-job-s1") and "instructions=per-job" in per_job.label()
+    assert loaded.instructions * loaded.parallelism == pytest.approx(plain.instructions)
+    with pytest.raises(OptionError, match="instructions"):
+        generator_source("gang", {"jobs": 20, "instructions": "per-unit"}, seed=1)
+    # The source's choices are the generator's, in the same order (the default first).
+    for option, values in READINGS.items():
+        assert get_args(GangOptions.model_fields[option].annotation) == values
