@@ -239,7 +239,7 @@ def report(
 
 
 @app.command(epilog=EXIT_CODES,
-             short_help="Paired effects of methods against a baseline, with 95% intervals.")
+             short_help="Paired comparison with a baseline: 95% intervals and wins.")
 def effects(
     results: Annotated[Path, typer.Argument(metavar="RESULTS", show_default=False,
                                             help="Result store folder of a campaign.")],
