@@ -33,7 +33,7 @@ class SwfFamily(StrEnum):
 
 
 #: ``import-swf`` options of one family only.
-_HD_OPTIONS = ("alpha", "grouping", "window", "pms")
+_HD_OPTIONS = ("alpha", "grouping", "window", "pms", "skip", "days")
 _GANG_OPTIONS = ("vms", "deadline_factor", "time_unit")
 
 #: Options of ``generate bot-sites`` that a ``--preset`` replaces.
@@ -153,6 +153,12 @@ def import_swf(
                                           "for --grouping window (> 0).")] = 3600.0,
     pms: Annotated[int | None, typer.Option(min=0, help="PMs of the 15-PM pool to keep "
                                                         "(default: all 15).")] = None,
+    skip: Annotated[int, typer.Option(min=0, help="Leave out the first N usable records "
+                                                  "(with --limit: a window of the "
+                                                  "trace).")] = 0,
+    days: Annotated[float | None, typer.Option(callback=finite(gt=0), help="Keep the "
+                                               "records submitted within this many days of "
+                                               "the first (> 0).")] = None,
     name: InstanceName = None,
     family: Annotated[SwfFamily, typer.Option(help="The family of the instance.")]
     = SwfFamily.HYBRID_DEADLINE,
@@ -186,7 +192,7 @@ def import_swf(
         records = read_swf(trace, progress=lambda n: update(f"reading {trace}: {n} records"),
                            usable=lambda r: r.run_time > 0 and (r.processors > 0
                                                                 or not needs_procs),
-                           limit=limit)
+                           limit=None if limit is None else skip + limit)
     if family is SwfFamily.GANG:
         from hybridsched.gang.trace import instance_from_trace as gang_from_trace
 
@@ -198,7 +204,8 @@ def import_swf(
                 + (f"; skipped {reasons}" if reasons else ""))
         return
     imported = instance_from_trace(records, alpha=alpha, grouping=grouping.value,
-                                   window_s=window, limit=limit, pms=pms, name=name)
+                                   window_s=window, limit=limit, pms=pms, name=name,
+                                   skip=skip, days=days)
     save_instance_file(target, "hybrid-deadline", imported.instance)
     reasons = ", ".join(f"{n} with {why}" for why, n in imported.skipped.items())
     ui.note(f"wrote {output}: {imported.instance.n_tasks} tasks from "

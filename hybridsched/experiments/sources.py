@@ -218,6 +218,8 @@ class SwfOptions(_Options):
     window_s: Annotated[Real, Field(gt=0)] = 3600.0
     limit: Annotated[Int, Field(ge=1)] | None = None
     pms: Annotated[Int, Field(ge=0, le=15)] | None = None
+    skip: Annotated[Int, Field(ge=0)] = 0
+    days: Annotated[Real, Field(gt=0)] | None = None
 
 
 _GENERATOR_MODELS: dict[str, type[_Options]] = {"hybrid-deadline": HybridDeadlineOptions,
@@ -451,7 +453,9 @@ def _swf_name(path: str, o: SwfOptions) -> str:
     stem = Path(path).name.removesuffix(".gz").removesuffix(".swf")
     extras = "".join([f"-{o.grouping}" if o.grouping != "task" else "",
                       f"-w{o.window_s:g}" if o.grouping == "window" else "",
+                      f"-k{o.skip}" if o.skip else "",
                       f"-l{o.limit}" if o.limit is not None else "",
+                      f"-d{o.days:g}" if o.days is not None else "",
                       f"-pms{o.pms}" if o.pms is not None else ""])
     return f"{stem}-a{o.alpha:g}{extras}"
 
@@ -591,7 +595,7 @@ class InstanceSource:
             trace = read_swf(self._path())
             return instance_from_trace(trace, alpha=parsed.alpha, grouping=parsed.grouping,
                                        window_s=parsed.window_s, limit=parsed.limit,
-                                       pms=parsed.pms,
+                                       pms=parsed.pms, skip=parsed.skip, days=parsed.days,
                                        name=_swf_name(self._path(), parsed)).instance
         if isinstance(parsed, FtaOptions):
             from hybridsched.pull.traces import instance_from_traces

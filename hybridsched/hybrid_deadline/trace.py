@@ -34,9 +34,10 @@ The paper's words these follow (Section 4.1), and what they leave open:
 * How records become tasks is not said ("tasks" throughout): ``grouping``.
 * Which part of the trace: "a 2-month trance collected from NASA Ames
   iPSC/860", while the cleaned trace spans 3 months (Oct-Dec 1993, 18,239
-  records). ``limit`` keeps a prefix; the issue-19 campaigns cut the first
-  61 days and 10 disjoint windows into SWF files
-  (``examples/campaigns/fidelity_hybrid_deadline_windows.py``).
+  records). ``days`` keeps the records submitted within that many days of
+  the first (61: the paper's two months); ``skip`` and ``limit`` cut a
+  window of usable records (the issue-19 campaigns pair 10 disjoint
+  windows of the trace: ``skip = k x 1807, limit = 1807``).
 
 The local pool is the 15-PM default pool unless ``pms`` says how many of it
 to keep; the public cloud offers EC2 c3.large.
@@ -94,16 +95,24 @@ class TraceImport:
     skipped: dict[str, int] = field(default_factory=dict)
 
 
-def _select(trace: SWFTrace, grouping: str, limit: int | None
-            ) -> tuple[list[SWFRecord], dict[str, int]]:
-    """The usable records (at most ``limit``) and the skipped ones read before, by reason."""
+def _select(trace: SWFTrace, grouping: str, limit: int | None, skip: int = 0,
+            days: float | None = None) -> tuple[list[SWFRecord], dict[str, int]]:
+    """The usable records and the skipped ones read before, by reason.
+
+    At most ``limit`` usable records are kept, after the first ``skip`` usable
+    ones, among those submitted within ``days`` of the first record.
+    """
     usable: list[SWFRecord] = []
     skipped = dict.fromkeys(SKIP_REASONS, 0)
     tasks = 0
+    passed = 0  # usable records left out by ``skip``
     lines: dict[int, int] = {}  # job number -> line of its record
+    first_submit = trace.records[0].submit_time if trace.records else 0.0
     for record in trace.records:
         if limit is not None and len(usable) >= limit:
             break
+        if days is not None and record.submit_time - first_submit > days * 86_400.0:
+            break  # SWF records are in submit order
         if record.run_time <= 0:
             skipped["no usable run time"] += 1
             continue
@@ -115,6 +124,9 @@ def _select(trace: SWFTrace, grouping: str, limit: int | None
             raise InputError(f"{trace.path}:{record.line}: job number {record.job_number} "
                              f"repeats line {first} (SWF job numbers are unique; two traces "
                              "in one file?)")
+        if passed < skip:
+            passed += 1
+            continue
         tasks += record.processors if grouping == "job" else 1
         if tasks > MAX_TASKS:
             raise InputError(f"{trace.path}:{record.line}: the instance would have more than "
@@ -122,6 +134,9 @@ def _select(trace: SWFTrace, grouping: str, limit: int | None
         usable.append(record)
     if not usable:
         read = sum(skipped.values())
+        if passed:
+            raise InputError(f"{trace.path}: no usable record after skipping {passed} (the "
+                             "trace has no more; lower --skip)")
         if read == 0:
             raise InputError(f"{trace.path}: no job record (empty file or header only)")
         reasons = ", ".join(f"{n} with {why}" for why, n in skipped.items() if n)
@@ -163,6 +178,8 @@ def instance_from_trace(
     limit: int | None = None,
     pms: int | None = None,
     name: str | None = None,
+    skip: int = 0,
+    days: float | None = None,
 ) -> TraceImport:
     """Convert an SWF trace to an instance (see the module docstring).
 
@@ -179,6 +196,11 @@ def instance_from_trace(
     limit:
         Keep only the first ``limit`` usable records (>= 1); records are read
         only until then, and only those read count as skipped.
+    skip:
+        Leave out the first ``skip`` usable records (before ``limit`` counts).
+    days:
+        Keep only the records submitted within ``days`` days of the trace's
+        first record (> 0).
     pms:
         Number of PMs of the default 15-PM pool (default: all 15).
     name:
@@ -199,11 +221,15 @@ def instance_from_trace(
         raise InputError(f"--window: must be a finite number of seconds > 0, got {window_s}")
     if limit is not None and limit < 1:
         raise InputError(f"--limit: must be >= 1, got {limit}")
+    if skip < 0:
+        raise InputError(f"--skip: must be >= 0, got {skip}")
+    if days is not None and not (math.isfinite(days) and days > 0):
+        raise InputError(f"--days: must be a finite number > 0, got {days}")
     pool = default_pms()
     if pms is not None and not 0 <= pms <= len(pool):
         raise InputError(f"--pms: must be between 0 and {len(pool)}, got {pms}")
 
-    usable, skipped = _select(trace, grouping, limit)
+    usable, skipped = _select(trace, grouping, limit, skip, days)
     task_ids: list[str] = []
     task_job: list[str] = []
     run_s: list[float] = []
@@ -254,6 +280,8 @@ def instance_from_trace(
             "window_s": window_s if grouping == "window" else None,
             "alpha": alpha,
             "limit": limit,
+            "skip": skip,
+            "days": days,
             "used_records": len(usable),
             "skipped_records": n_skipped,
             "skipped_by_reason": skipped,

@@ -2,6 +2,8 @@
 
 import gzip
 import json
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -122,6 +124,32 @@ def test_swf_grouping_options(swf_path):
     assert window.task_job == ("w0", "w1", "w1")
     assert np.allclose(window.deadline, [0.5, 1.0, 1.0])  # job deadline from its longest task
     assert instance_from_trace(trace, limit=2).instance.n_tasks == 2
+
+
+def test_swf_windows_by_skip_and_limit_and_by_days(swf_path, tmp_path):
+    trace = read_swf(swf_path)
+    assert instance_from_trace(trace, skip=1, limit=1).instance.task_ids == ("r3",)
+    assert instance_from_trace(trace, skip=2).instance.task_ids == ("r4",)
+    with pytest.raises(InputError, match="no usable record after skipping 3"):
+        instance_from_trace(trace, skip=5)
+    submits = [r.submit_time for r in trace.records]
+    within = (submits[2] - submits[0]) / 86_400  # keeps records 1-3 (2 has no run time)
+    assert instance_from_trace(trace, days=within).instance.task_ids == ("r1", "r3")
+    for bad, words in (({"skip": -1}, "--skip: must be >= 0"),
+                       ({"days": 0.0}, "--days: must be a finite number > 0")):
+        with pytest.raises(InputError, match=words):
+            instance_from_trace(trace, **bad)
+    # The command line and a campaign's importer options cut the same window.
+    from hybridsched.experiments.sources import import_source
+
+    source = import_source("swf", swf_path, {"skip": 1, "limit": 1})
+    assert source.load()[1].task_ids == ("r3",) and "-k1-l1" in source.load()[1].name
+    out = tmp_path / "w.json"
+    ran = subprocess.run([sys.executable, "-m", "hybridsched", "import-swf", str(swf_path),
+                          "-o", str(out), "--skip", "1", "--limit", "1"],
+                         capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr
+    assert load_instance(out)[1].task_ids == ("r3",)
 
 
 def test_malformed_swf_line(tmp_path):
