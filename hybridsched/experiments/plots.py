@@ -569,7 +569,7 @@ def plot_effects(effects: pd.DataFrame, ax: Axes | None = None, *,
     reading's interval can be seen to include it or not.
     """
     rows = effects.reset_index(drop=True)
-    figure, axes = _axes(ax, (7.5, 0.9 + 0.38 * max(len(rows), 1)))
+    figure, axes = _axes(ax, (7.5, 1.8 + 0.38 * max(len(rows), 1)))
     if rows.empty:
         _empty(axes, "no paired runs")
         return figure
