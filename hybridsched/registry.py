@@ -111,6 +111,13 @@ def check_options(family: str, name: str, options: dict[str, Any], *, whole: boo
         method.check_options(options)
 
 
+def method_defaults(func: Callable[..., Any]) -> dict[str, Any]:
+    """A method's keyword options (besides seed and time_limit) and their default values."""
+    return {p.name: p.default for p in inspect.signature(func).parameters.values()
+            if p.kind is inspect.Parameter.KEYWORD_ONLY and p.name not in ("seed", "time_limit")
+            and p.default is not inspect.Parameter.empty}
+
+
 def _accepted_options(func: Callable[..., Any]) -> set[str] | None:
     """Keyword options of ``func`` besides seed and time_limit (``None``: anything goes)."""
     parameters = inspect.signature(func).parameters.values()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import math
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -29,6 +30,39 @@ def _objective_options(objective: str | None) -> dict[str, str]:
     return {} if objective is None else {"objective": objective}
 
 
+def method_options(pairs: list[str] | None) -> dict[str, object]:
+    """``--option KEY=VALUE`` pairs as method options (numbers and true/false parsed).
+
+    Keys take ``-`` or ``_`` (``ra-accept=machine``); a value that reads as an
+    integer or a finite number is one, ``true``/``false`` are booleans, and
+    anything else stays text (``weights=0.2,0.3,0.5``).
+    """
+    options: dict[str, object] = {}
+    for pair in pairs or []:
+        key, sep, text = pair.partition("=")
+        key = key.strip().replace("-", "_")
+        if not sep or not key.isidentifier():
+            raise typer.BadParameter(f"expected KEY=VALUE, got {pair!r}",
+                                     param_hint="'--option'")
+        if key in options:
+            raise typer.BadParameter(f"{key} given twice", param_hint="'--option'")
+        options[key] = _option_value(text.strip())
+    return options
+
+
+def _option_value(text: str) -> object:
+    if text in ("true", "false"):
+        return text == "true"
+    for kind in (int, float):
+        try:
+            value = kind(text)
+        except ValueError:
+            continue
+        if kind is int or math.isfinite(value):
+            return value
+    return text
+
+
 @app.command(epilog=EXIT_CODES)
 def solve(
     instance_file: Instance,
@@ -43,6 +77,10 @@ def solve(
                                                          "JSON: null for infinite or "
                                                          "unknown values).")] = False,
     objective: Objective = None,
+    option: Annotated[list[str] | None, typer.Option(
+        "--option", metavar="KEY=VALUE", show_default=False,
+        help="A method option, e.g. a paper's reading (repeatable; 'hybridsched methods "
+             "FAMILY --options' lists them): --option fit=append.")] = None,
 ) -> None:
     """Solve one instance with one method.
 
@@ -57,13 +95,15 @@ def solve(
 
     target = None if output is None else check_output_path(output, "-o",
                                                              inputs=[instance_file])
+    extra = method_options(option)
     family, instance = load_instance(instance_file)
     found = get_method(family.name, method)
-    check_options(family.name, method, _objective_options(objective))
+    options = {**extra, **_objective_options(objective)}
+    check_options(family.name, method, options)
     check_run_settings(seed, time_limit)
     with ui.solver_status(f"{method}") if found.exact else ui.spinner(f"{method}"):
         result = run_method(family.name, method, instance, seed=seed, time_limit=time_limit,
-                            **_objective_options(objective))
+                            **options)
     if target is not None and result.solution is not None:
         save_solution(target, family, instance, result.solution, method=result.method,
                       status=result.status.value, objective=result.objective,

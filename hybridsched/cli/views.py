@@ -64,20 +64,36 @@ def gantt(
 @app.command("methods", epilog=EXIT_CODES)
 def list_methods(
     family: Annotated[str | None, typer.Argument(help="Family (default: all).")] = None,
+    options: Annotated[bool, typer.Option(
+        "--options", help="Also list each method's options with their defaults (a paper's "
+                          "readings among them; give them to solve with --option "
+                          "KEY=VALUE or in a campaign's [methods.options]).")] = False,
 ) -> None:
     """List the registered methods of each family."""
     from hybridsched.families import family_names
-    from hybridsched.registry import methods
+    from hybridsched.registry import method_defaults, methods
 
     rows = []
     for name in family_names() if family is None else [family]:
         for method in methods(name).values():
             rows.append((name, method.name, "exact" if method.exact else "heuristic",
-                         method.description))
+                         method.description, method_defaults(method.func)))
     widths = [max((len(r[c]) for r in rows), default=0) for c in range(3)]
     for row in rows:
         ui.echo("  ".join(f"{cell:{w}}" for cell, w in zip(row[:3], widths, strict=True))
                 + f"  {row[3]}")
+        if options and row[4]:
+            ui.echo(" " * (widths[0] + 2) + "options: "
+                    + ", ".join(f"{key}={_shown(value)}" for key, value in row[4].items()))
+
+
+def _shown(value: Any) -> str:
+    """An option's default as it is typed (``a,b`` for a sequence, ``unset`` for None)."""
+    if value is None:
+        return "unset"
+    if isinstance(value, list | tuple):
+        return ",".join(str(v) for v in value)
+    return str(value)
 
 
 def _warn_cut_rows(family: str, instance: Any, solution: Any, max_rows: int) -> None:
