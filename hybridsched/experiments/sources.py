@@ -590,9 +590,8 @@ class InstanceSource:
         parsed = _parse(_importer_model(str(self.importer)), dict(self.options))
         if isinstance(parsed, SwfOptions):
             from hybridsched.hybrid_deadline.trace import instance_from_trace
-            from hybridsched.io.swf import read_swf
 
-            trace = read_swf(self._path())
+            trace = _swf_trace(self._path())
             return instance_from_trace(trace, alpha=parsed.alpha, grouping=parsed.grouping,
                                        window_s=parsed.window_s, limit=parsed.limit,
                                        pms=parsed.pms, skip=parsed.skip, days=parsed.days,
@@ -658,6 +657,27 @@ def load_cached(source: InstanceSource) -> tuple[Family, Any]:
     are frozen, so sharing them is safe.
     """
     return source.load()
+
+
+def _swf_trace(path: str) -> Any:
+    """The parsed SWF trace at ``path``, read once while its size and mtime stay the same.
+
+    Campaigns cut many windows (``skip``/``limit``) and alphas from one trace:
+    without this, checking a spec parsed the whole trace once per source.
+    """
+    try:
+        stat = os.stat(path)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    return _read_swf(os.fspath(path), stat.st_size, stat.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=4)
+def _read_swf(path: str, size: int, mtime_ns: int) -> Any:
+    from hybridsched.io.swf import read_swf
+
+    del size, mtime_ns  # only part of the cache key
+    return read_swf(path)
 
 
 def sha256_file(path: str | Path) -> str:

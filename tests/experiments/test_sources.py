@@ -350,3 +350,23 @@ def test_gang_generator_sources_take_the_workload_readings():
     # The source's choices are the generator's, in the same order (the default first).
     for option, values in READINGS.items():
         assert get_args(GangOptions.model_fields[option].annotation) == values
+
+
+def test_sources_cut_from_one_swf_trace_parse_it_once(tmp_path, monkeypatch):
+    import hybridsched.io.swf as swf_module
+    from hybridsched.experiments import sources as sources_module
+    from hybridsched.experiments.sources import import_source
+
+    path = tmp_path / "t.swf"
+    path.write_text("; header\n" + "".join(
+        f"{n} {10 * n} -1 {600 * n} 1 -1 -1 1 -1 -1 1 1 1 -1 -1 -1 -1 -1\n" for n in range(1, 7)))
+    calls = []
+    real = swf_module.read_swf
+    monkeypatch.setattr(swf_module, "read_swf", lambda p: calls.append(p) or real(p))
+    sources_module._read_swf.cache_clear()
+    windows = [import_source("swf", path, {"skip": k, "limit": 2}).load()[1].task_ids
+               for k in (0, 2, 4)]
+    assert windows == [("r1", "r2"), ("r3", "r4"), ("r5", "r6")] and len(calls) == 1
+    path.write_text(path.read_text() + "7 70 -1 4200 1 -1 -1 1 -1 -1 1 1 1 -1 -1 -1 -1 -1\n")
+    assert import_source("swf", path, {"skip": 6}).load()[1].task_ids == ("r7",)
+    assert len(calls) == 2  # a changed file is read again
