@@ -127,7 +127,7 @@ def run(argv: list[str] | None = None) -> int:
     SETTINGS.__dict__.update(vars(Settings()))
     argv = _global_flags(list(sys.argv[1:] if argv is None else argv))
     with owned_stdout("stderr" if SETTINGS.verbose else "discard"), handling_sigint(), \
-            warnings.catch_warnings():
+            warnings.catch_warnings(), _child_warnings(SETTINGS.verbose):
         if not SETTINGS.verbose:
             # Libraries' warnings (a busy port, a deprecation) are their business: the
             # command's messages are its own lines; --verbose shows them.
@@ -142,6 +142,26 @@ def run(argv: list[str] | None = None) -> int:
             ui.report_interrupt()
             code = INTERRUPTED
     return code
+
+
+@contextlib.contextmanager
+def _child_warnings(verbose: bool) -> Any:
+    """Child Python processes started meanwhile ignore warnings too, unless ``verbose``.
+
+    Dask's workers and multiprocessing's resource tracker are processes of
+    their own that write to our standard error: after a Ctrl-C, the tracker's
+    "leaked semaphore objects" warning followed the command's one line.
+    """
+    saved = os.environ.get("PYTHONWARNINGS")
+    if not verbose:
+        os.environ["PYTHONWARNINGS"] = "ignore"
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop("PYTHONWARNINGS", None)
+        else:
+            os.environ["PYTHONWARNINGS"] = saved
 
 
 def _dispatch(argv: list[str]) -> int:
