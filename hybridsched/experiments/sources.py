@@ -659,17 +659,22 @@ def load_cached(source: InstanceSource) -> tuple[Family, Any]:
     return source.load()
 
 
-def _swf_trace(path: str) -> Any:
-    """The parsed SWF trace at ``path``, read once while its size and mtime stay the same.
-
-    Campaigns cut many windows (``skip``/``limit``) and alphas from one trace:
-    without this, checking a spec parsed the whole trace once per source.
-    """
+def _file_version(path: str | Path) -> tuple[str, int, int]:
+    """``(path, size, mtime)``: a cache key that changes when the file does."""
     try:
         stat = os.stat(path)
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    return _read_swf(os.fspath(path), stat.st_size, stat.st_mtime_ns)
+    return os.fspath(path), stat.st_size, stat.st_mtime_ns
+
+
+def _swf_trace(path: str) -> Any:
+    """The parsed SWF trace at ``path``, read once per file version.
+
+    Campaigns cut many windows (``skip``/``limit``) and alphas from one trace:
+    without this, checking a spec parsed the whole trace once per source.
+    """
+    return _read_swf(*_file_version(path))
 
 
 @functools.lru_cache(maxsize=4)
@@ -682,11 +687,7 @@ def _read_swf(path: str, size: int, mtime_ns: int) -> Any:
 
 def sha256_file(path: str | Path) -> str:
     """Hex SHA-256 of the file's bytes (remembered while its size and mtime stay the same)."""
-    try:
-        stat = os.stat(path)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    return _sha256(os.fspath(path), stat.st_size, stat.st_mtime_ns)
+    return _sha256(*_file_version(path))
 
 
 @functools.lru_cache(maxsize=1024)
