@@ -55,9 +55,9 @@ import numpy as np
 
 from hybridsched.errors import InputError
 from hybridsched.gang.instance import Instance
-from hybridsched.gang.readings import check_choice
 from hybridsched.gang.schema import MAX_TIME
 from hybridsched.io.limits import check_pairs
+from hybridsched.readings import check_choice
 
 Scenario = Literal["table1", "table2"]
 SCENARIOS = ("table1", "table2")

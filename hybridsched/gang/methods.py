@@ -17,11 +17,11 @@ from hybridsched.budget import TimeBudget
 from hybridsched.gang.checker import rank
 from hybridsched.gang.instance import Instance
 from hybridsched.gang.online import DROP_RULES, Policy, simulate
-from hybridsched.gang.readings import check_choice
 from hybridsched.gang.solution import Solution
 from hybridsched.heuristics import cplmt as cplmt_module
 from hybridsched.heuristics.cplmt import make_cplmt
 from hybridsched.heuristics.gang_baselines import OPTIONS, baseline_readings, make_baseline
+from hybridsched.readings import check_choice
 from hybridsched.registry import register_method
 from hybridsched.result import Result, Status
 

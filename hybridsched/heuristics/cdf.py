@@ -59,11 +59,12 @@ from typing import Any
 
 import numpy as np
 
-from hybridsched.errors import InputError, MethodFailedError
+from hybridsched.errors import MethodFailedError
 from hybridsched.heuristics.edf_core import EdfCore
 from hybridsched.heuristics.machine_pool import MachinePool, NewMachine, RemainingTasks
 from hybridsched.hybrid_deadline.instance import Instance
 from hybridsched.hybrid_deadline.solution import Solution, durations_function, from_core_sequences
+from hybridsched.readings import check_choice
 
 #: Readings of the finish time of a task on a core (module docstring).
 FITS = ("append", "edf")
@@ -74,9 +75,8 @@ SCANS = ("all", "current")
 def check_cdf_options(options: Mapping[str, Any]) -> None:
     """Refuse unknown ``fit`` / ``scan`` readings (one-line :class:`InputError`)."""
     for name, allowed in (("fit", FITS), ("scan", SCANS)):
-        if name in options and options[name] not in allowed:
-            raise InputError(f"option --{name}: must be one of {', '.join(allowed)}, "
-                             f"got {options[name]!r}")
+        if name in options:
+            check_choice(name, options[name], allowed)
 
 
 def cdf(

@@ -107,7 +107,7 @@ from typing import Any
 import numpy as np
 
 from hybridsched.gang.online import DecisionState, Policy
-from hybridsched.gang.readings import check_choice, check_known, check_number
+from hybridsched.readings import check_choice, check_known, check_number
 
 #: Upper limit ratios of the loads (alpha: CPU, beta: memory, gamma: bandwidth,
 #: theta: disk), 1 in the paper's simulation ("the VM can give all of its ability").

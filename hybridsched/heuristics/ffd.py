@@ -43,11 +43,12 @@ from dataclasses import replace
 
 import numpy as np
 
-from hybridsched.errors import InputError, MethodFailedError
+from hybridsched.errors import MethodFailedError
 from hybridsched.heuristics.edf_core import EdfCore
 from hybridsched.heuristics.machine_pool import MachinePool, RemainingTasks
 from hybridsched.hybrid_deadline.instance import TIME_TOL, Instance
 from hybridsched.hybrid_deadline.solution import Solution, durations_function, from_core_sequences
+from hybridsched.readings import check_choice
 
 
 class _CoreTable:
@@ -86,8 +87,7 @@ FITS = ("edf", "append")
 
 def check_fit(fit: object) -> None:
     """Refuse an unknown ``fit`` reading (one-line :class:`InputError`)."""
-    if fit not in FITS:
-        raise InputError(f"option --fit: must be one of {', '.join(FITS)}, got {fit!r}")
+    check_choice("fit", fit, FITS)
 
 
 class _EdfTable:

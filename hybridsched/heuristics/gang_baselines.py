@@ -59,7 +59,7 @@ import numpy as np
 
 from hybridsched.gang.checker import TIME_TOL
 from hybridsched.gang.online import DecisionState, Policy
-from hybridsched.gang.readings import check_choice, check_known
+from hybridsched.readings import check_choice, check_known
 
 #: The reading options of each baseline: name -> values, the default first.
 OPTIONS: dict[str, dict[str, tuple[str, ...]]] = {

@@ -131,6 +131,7 @@ from hybridsched.bot_sites.instance import Instance
 from hybridsched.bot_sites.solution import Solution
 from hybridsched.errors import InfeasibleInstanceError, InputError
 from hybridsched.heuristics.bot_dag import release_successors
+from hybridsched.readings import check_choice, check_number
 
 TINY = 1e-300
 #: Column or row sums below this are treated as 0 (avoids overflow on denormals).
@@ -580,23 +581,20 @@ def check_options(options: dict) -> None:
     The registry and the campaign call it before any work; :func:`gmo` calls
     it too, so a direct call is checked the same way.
     """
-    choices = {"objective": ("makespan", "cost"), "utility": UTILITIES,
-               "threshold": THRESHOLDS, "keep": KEEPS, "moves": MOVES,
+    objective = options.get("objective", "makespan")
+    if objective not in ("makespan", "cost"):
+        raise InputError(f"--objective: must be one of 'makespan', 'cost', got {objective!r}")
+    choices = {"utility": UTILITIES, "threshold": THRESHOLDS, "keep": KEEPS, "moves": MOVES,
                "placement": PLACEMENTS, "regame": REGAMES}
     for name, allowed in choices.items():
-        if name in options and options[name] not in allowed:
-            flag = "--objective" if name == "objective" else f"option {name}"
-            raise InputError(f"{flag}: must be one of {', '.join(map(repr, allowed))}, "
-                             f"got {options[name]!r}")
+        if name in options:
+            check_choice(name, options[name], allowed)
     if "epsilon" in options:
-        eps = options["epsilon"]
-        if isinstance(eps, bool) or not isinstance(eps, int | float) or not eps >= 0 \
-                or not np.isfinite(eps):
-            raise InputError(f"option epsilon: must be a finite number >= 0, got {eps!r}")
+        check_number("epsilon", options["epsilon"], low=0.0)
     if "max_stages" in options:
         ms = options["max_stages"]
         if isinstance(ms, bool) or not isinstance(ms, int) or not 1 <= ms <= 10**6:
-            raise InputError(f"option max_stages: must be an integer in [1, 1000000], "
+            raise InputError(f"option --max-stages: must be an integer in [1, 1000000], "
                              f"got {ms!r}")
 
 

@@ -37,9 +37,9 @@ from __future__ import annotations
 import itertools
 from dataclasses import replace
 
-from hybridsched.errors import InputError
 from hybridsched.hybrid_deadline.instance import Instance
 from hybridsched.hybrid_deadline.solution import Solution, durations_function, from_core_sequences
+from hybridsched.readings import check_choice
 
 #: Cap on RA moves per task of a machine (a guard; far above what RA needs).
 MOVES_PER_TASK = 8
@@ -68,9 +68,7 @@ ACCEPTS = ("task", "machine")
 
 def check_accept(accept: object) -> None:
     """Refuse an unknown ``accept`` reading (one-line :class:`InputError`)."""
-    if accept not in ACCEPTS:
-        raise InputError(f"option --ra-accept: must be one of {', '.join(ACCEPTS)}, "
-                         f"got {accept!r}")
+    check_choice("ra_accept", accept, ACCEPTS)
 
 
 def reassign(instance: Instance, solution: Solution, *, accept: str = "task") -> Solution:

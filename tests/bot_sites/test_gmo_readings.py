@@ -62,18 +62,18 @@ def test_dedicated_processors_run_one_bot_per_game():
 
 
 @pytest.mark.parametrize(("options", "needle"), [
-    ({"regame": "sometimes"}, "option regame"),
-    ({"placement": "mixed"}, "option placement"),
-    ({"utility": "product"}, "option utility"),
-    ({"threshold": "both"}, "option threshold"),
-    ({"keep": "first"}, "option keep"),
-    ({"moves": "random"}, "option moves"),
-    ({"epsilon": -1.0}, "option epsilon"),
-    ({"epsilon": float("nan")}, "option epsilon"),
-    ({"epsilon": "small"}, "option epsilon"),
-    ({"max_stages": 0}, "option max_stages"),
-    ({"max_stages": 2.5}, "option max_stages"),
-    ({"max_stages": True}, "option max_stages"),
+    ({"regame": "sometimes"}, "option --regame"),
+    ({"placement": "mixed"}, "option --placement"),
+    ({"utility": "product"}, "option --utility"),
+    ({"threshold": "both"}, "option --threshold"),
+    ({"keep": "first"}, "option --keep"),
+    ({"moves": "random"}, "option --moves"),
+    ({"epsilon": -1.0}, "option --epsilon"),
+    ({"epsilon": float("nan")}, "option --epsilon"),
+    ({"epsilon": "small"}, "option --epsilon"),
+    ({"max_stages": 0}, "option --max-stages"),
+    ({"max_stages": 2.5}, "option --max-stages"),
+    ({"max_stages": True}, "option --max-stages"),
 ])
 def test_bad_values_are_refused_before_any_run(options, needle):
     with pytest.raises(InputError) as err:

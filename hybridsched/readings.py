@@ -1,9 +1,9 @@
-"""Checks shared by the ``gang`` family's reading options (issue 19).
+"""Checks of the options that carry a paper's readings, shared by every family (issue 19).
 
-The paper leaves several points open; each reading is a keyword option of a
-method (:mod:`hybridsched.gang.methods`) or of the generator. These helpers
-turn a bad value into the one-line :class:`~hybridsched.errors.InputError`
-every option gives, naming the option as the command line spells it.
+Where a paper leaves a point open, the reading is a keyword option of a
+method or of a generator. These helpers turn a bad value into the one-line
+:class:`~hybridsched.errors.InputError` every option gives, naming the option
+as the command line spells it (``option --ra-accept: must be one of ...``).
 """
 
 from __future__ import annotations
