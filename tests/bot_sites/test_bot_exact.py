@@ -7,10 +7,10 @@ from hypothesis import strategies as st
 
 from hybridsched import load_instance, run_method
 from hybridsched.bot_sites import lower_bound
+from hybridsched.bot_sites.bounds import critical_path_bound, fluid_bound, min_cost
 from hybridsched.bot_sites.checker import check
 from hybridsched.bot_sites.generator import generate, table2_inconsistent
-from hybridsched.models import bot_makespan
-from hybridsched.models.bot_bounds import critical_path_bound, fluid_bound, min_cost
+from hybridsched.models.bot_makespan_build import build
 from hybridsched.result import Status
 
 from .bot_helpers import random_instance
@@ -34,7 +34,7 @@ def test_table2_milp_finds_23_and_records_heuristics():
 
 
 def test_model_has_symmetry_breaking():
-    bm = bot_makespan.build(table2_inconsistent(), horizon=100.0)
+    bm = build(table2_inconsistent(), horizon=100.0)
     assert len(bm.model.sym) == 3            # (3 - 1) + (2 - 1) processor pairs
 
 

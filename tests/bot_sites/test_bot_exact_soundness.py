@@ -14,16 +14,19 @@ from hypothesis import strategies as st
 
 from hybridsched import run_method
 from hybridsched.bot_sites import infeasible_items
+from hybridsched.bot_sites.adapters import best_start
+from hybridsched.bot_sites.bounds import lower_bound, min_cost
 from hybridsched.bot_sites.checker import check, completion_times, schedule_cost
 from hybridsched.bot_sites.generator import generate
 from hybridsched.bot_sites.instance import Instance
 from hybridsched.bot_sites.limits import allowed_pairs, cheapest_schedule, repair, retime
-from hybridsched.bot_sites.methods import best_start
 from hybridsched.bot_sites.solution import Solution
 from hybridsched.budget import BudgetExpired, TimeBudget
 from hybridsched.heuristics.greedy import GREEDY
 from hybridsched.models import bot_makespan
-from hybridsched.models.bot_bounds import lower_bound, min_cost
+from hybridsched.models.bot_makespan_build import build, horizon_for
+from hybridsched.models.bot_makespan_dag import block_bound, normalise
+from hybridsched.models.bot_makespan_schedule import warm_start
 from hybridsched.result import Status
 
 from .bot_brute import brute_force, one_block_optimum
@@ -82,7 +85,7 @@ def test_one_block_per_processor_is_not_exact():
     # Before the fix: "infeasible" (the horizon was the 5 of G-Min-min's schedule).
     result = run_method("bot-sites", "exact", inst)
     assert result.status is Status.OPTIMAL and result.objective == 5.0 == result.bound
-    assert bot_makespan.block_bound(inst).tolist() == [1, 1, 1, 4]
+    assert block_bound(inst).tolist() == [1, 1, 1, 4]
 
 
 @pytest.mark.parametrize("seed", [174, 269, 371])
@@ -163,19 +166,19 @@ def test_normalise_is_the_proof_construction(seed):
     """normalise keeps schedules valid, finishes no BoT later, and needs <= B_k runs."""
     rng = np.random.default_rng(seed)
     inst = random_instance(rng, dag=True, max_tasks=6, max_procs=3)
-    bound = bot_makespan.block_bound(inst)
+    bound = block_bound(inst)
     schedules = [list_schedule(inst, rng) for _ in range(3)]
     schedules += [f(inst) for f in GREEDY.values()]
     for sol in schedules:
         assert check(inst, sol) == []
-        norm = bot_makespan.normalise(inst, sol)
+        norm = normalise(inst, sol)
         assert check(inst, norm) == []
         assert np.all(completion_times(inst, norm) <= completion_times(inst, sol) * (1 + REL))
         glob = inst.proc_offset[norm.site] + norm.proc
         pairs, runs = np.unique(np.stack([norm.bot, glob]), axis=1, return_counts=True)
         assert np.all(runs <= bound[pairs[0]])
-        bm = bot_makespan.build(inst, horizon=bot_makespan._horizon(inst, sol))
-        assert bot_makespan.warm_start(bm, sol)
+        bm = build(inst, horizon=horizon_for(inst, sol))
+        assert warm_start(bm, sol)
 
 
 # --- item 2: hard limits --------------------------------------------------------------
@@ -277,7 +280,7 @@ def test_building_checks_the_budget():
     budget = TimeBudget(1e-6)
     time.sleep(0.01)
     with pytest.raises(BudgetExpired, match="building the model"):
-        bot_makespan.build(inst, horizon=1e6, budget=budget)
+        build(inst, horizon=1e6, budget=budget)
 
 
 def test_time_limited_cost_mode_carries_a_cost_bound():
