@@ -23,6 +23,8 @@ from hybridsched.hybrid_deadline.checker import rent_cost
 from hybridsched.hybrid_deadline.instance import TIME_TOL
 from hybridsched.hybrid_deadline.solution import Solution
 from hybridsched.models import bnp
+from hybridsched.models.bnp_cuts import add_no_good_cuts
+from hybridsched.models.highs import solve_with_highs
 from hybridsched.result import Status
 
 from .helpers import make_instance, solve_checked
@@ -181,8 +183,8 @@ def test_no_good_cuts_forbid_what_the_solver_tolerance_lets_through():
     for s in range(len(built.slot_types)):
         built.model.h[s].set_value(0)
     assert check(instance, bnp.extract(built)) != []
-    assert bnp._add_no_good_cuts(built) >= 1
-    outcome = bnp.solve_with_highs(built.model, mip_rel_gap=1e-9)
+    assert add_no_good_cuts(built) >= 1
+    outcome = solve_with_highs(built.model, mip_rel_gap=1e-9)
     assert outcome.status is Status.OPTIMAL
     assert outcome.objective == pytest.approx(0.105)
     assert check(instance, bnp.extract(built)) == []
