@@ -114,21 +114,23 @@ DAG_CONFIGS = [   # (sites, bots, tasks per BoT, processors per site, dependency
 def _one_block(inst, limit):
     """Makespan and seconds of the earlier one-block-per-(BoT, processor) model."""
     from hybridsched.bot_sites.methods import best_start
-    from hybridsched.models import bot_makespan as bm_
+    from hybridsched.models.bot_makespan_build import build, horizon_for
+    from hybridsched.models.bot_makespan_schedule import extract, warm_start
     from hybridsched.models.highs import solve_with_highs
 
     start = time.perf_counter()
     warm = best_start(inst)
-    model = bm_.build(inst, horizon=bm_._horizon(inst, None), max_blocks=1)
-    bm_.warm_start(model, warm)
+    model = build(inst, horizon=horizon_for(inst, None), max_blocks=1)
+    warm_start(model, warm)
     out = solve_with_highs(model.model, time_limit=limit, mip_rel_gap=1e-10,
                            warm_start=True)
-    span = evaluate(inst, bm_.extract(model)).objective if out.has_incumbent else None
+    span = evaluate(inst, extract(model)).objective if out.has_incumbent else None
     return span, time.perf_counter() - start, out.status.value
 
 
 def bench_dag(seeds, limit=60.0):
-    from hybridsched.models.bot_makespan import block_bound, model_size
+    from hybridsched.models.bot_makespan_build import model_size
+    from hybridsched.models.bot_makespan_dag import block_bound
 
     print(f"exact DAG model: {seeds} seeds per configuration, {limit:.0f} s limit each")
     for sites, bots, tasks, procs, dep in DAG_CONFIGS:

@@ -24,6 +24,7 @@ from hybridsched.experiments.pareto import (
     plot_pareto,
 )
 from hybridsched.models.bot_bounds import min_cost
+from hybridsched.models.bot_makespan_build import restricted
 
 # --- an independent reference: every schedule of a tiny instance -------------------
 
@@ -310,7 +311,7 @@ def _dag_front_check(seed: int) -> list[int]:
                     rng.permutation([0.0, 1.0, 0.5])[:sites], compute, edges=np.array(edges))
     front = pareto_front(inst)
     assert_valid_points(inst, front)
-    if pareto.bot_makespan._restricted(inst):
+    if restricted(inst):
         assert not front.complete and "restricted model" in front.reason
     elif front.complete:                       # the DAG model is exact
         assert_front_is(front, dag_brute_force_front(inst))
@@ -325,7 +326,7 @@ def _dag_front_check(seed: int) -> list[int]:
 def test_restricted_model_is_never_complete():
     inst = generate(sites=3, bots=3, tasks_per_bot=(1, 4), procs_per_site=(1, 2), seed=15,
                     private_share=0.5, communication=True, hard_limits=True)
-    assert pareto.bot_makespan._restricted(inst)
+    assert restricted(inst)
     front = pareto_front(inst, time_limit=20)
     assert not front.complete and "restricted model" in front.reason
     assert front.points and not any(p.proven for p in front.points)
