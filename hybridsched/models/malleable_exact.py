@@ -4,7 +4,7 @@ Steps, each within the method's :class:`~hybridsched.budget.TimeBudget`:
 
 1. *Incumbent*: the best, by the checker's value of the objective, of the
    rigid batch model's greedy schedules
-   (:func:`hybridsched.models.malleable_batch.warm_start`) and of the
+   (:func:`hybridsched.models.malleable_batch_greedy.warm_start`) and of the
    family's online heuristics (``tree``, ``flat``, ``round-robin``, under both
    policies), so the method never returns a schedule worse than a heuristic's.
    With a time limit of 0 this is all it does.
@@ -42,7 +42,12 @@ from hybridsched.malleable.checker import check, evaluate
 from hybridsched.malleable.instance import Instance
 from hybridsched.malleable.online import SCHEDULERS, simulate
 from hybridsched.malleable.solution import Solution, from_pieces
-from hybridsched.models import malleable_batch, malleable_general
+from hybridsched.models import (
+    malleable_batch,
+    malleable_batch_greedy,
+    malleable_batch_grid,
+    malleable_general,
+)
 from hybridsched.models.pulp_highs import ArrayHighs, check_budget, solve_and_read
 from hybridsched.result import Result, Status
 
@@ -59,8 +64,8 @@ def _value(instance: Instance, solution: Solution, objective: str) -> float:
 def incumbent(instance: Instance, objective: str, seed: int | None, budget: TimeBudget
               ) -> tuple[Solution, float, str]:
     """The best schedule of the greedy rules and the online heuristics, its value and maker."""
-    options = malleable_batch.job_options(instance)
-    _, best, best_value = malleable_batch.warm_start(instance, objective, options)
+    options = malleable_batch_grid.job_options(instance)
+    _, best, best_value = malleable_batch_greedy.warm_start(instance, objective, options)
     maker = "greedy"
     for scheduler in SCHEDULERS:
         for policy in ("A", "B"):
