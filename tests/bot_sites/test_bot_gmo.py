@@ -5,11 +5,11 @@ from hypothesis import strategies as st
 
 from hybridsched.bot_sites.checker import check, evaluate
 from hybridsched.bot_sites.generator import generate, table2_inconsistent
-from hybridsched.heuristics.gmo import (
+from hybridsched.heuristics.gmo import gmo
+from hybridsched.heuristics.gmo_game import (
     allocate,
     cost_weights,
     distribute,
-    gmo,
     performance_weights,
     play_game,
 )
@@ -50,13 +50,13 @@ def test_equations_9_and_14():
 
 
 def test_factorised_game_equals_direct_formulas():
-    from hybridsched.heuristics.gmo import _Limits
+    from hybridsched.heuristics.gmo_game import Limits
     rng = np.random.default_rng(0)
     p = rng.uniform(1, 50, (5, 4))
     m = rng.integers(2, 9, 4).astype(float)
     tasks = rng.integers(10, 100, 5).astype(float)
     price = np.array([0.0, 0.3, 0.1, 0.0])
-    fast = play_game(p, m, tasks, price, _Limits(None, None, None, None), max_stages=50,
+    fast = play_game(p, m, tasks, price, Limits(None, None, None, None), max_stages=50,
                      utility="objective", threshold="relative", keep="best")
     # Direct stages with Eq. 9 / Eq. 14 and both weights.
     delta = tasks[:, None] * (m / p) / (m / p).sum(axis=1, keepdims=True)

@@ -23,7 +23,8 @@ from hypothesis import strategies as st
 
 from hybridsched.bot_sites.checker import evaluate
 from hybridsched.bot_sites.instance import Instance
-from hybridsched.heuristics.gmo import _Limits, gmo, play_game
+from hybridsched.heuristics.gmo import gmo
+from hybridsched.heuristics.gmo_game import Limits, play_game
 from hybridsched.heuristics.greedy import g_min_min
 
 from .bot_helpers import random_instance
@@ -218,7 +219,7 @@ def test_stages_decide_as_the_paper(seed, options, epsilon):
     stages, margins, returned = literal_game(p.tolist(), m.tolist(), tasks.tolist(),
                                              price.tolist(), epsilon=epsilon, max_stages=12,
                                              **options)
-    lim = _Limits(None, None, None, None)
+    lim = Limits(None, None, None, None)
     for s in range(1, len(stages) + 1):
         # Stage s, compared alone: the game cut at s stages returns the s-th stage.
         main = play_game(p, m, tasks, price, lim, epsilon=epsilon, max_stages=s,
