@@ -19,7 +19,8 @@ from hybridsched.budget import TimeBudget
 from hybridsched.errors import MethodFailedError
 from hybridsched.heuristics.cdf import cdf, check_cdf_options
 from hybridsched.heuristics.ffd import check_fit, ffd
-from hybridsched.heuristics.lns import descend, improve
+from hybridsched.heuristics.lns import improve
+from hybridsched.heuristics.lns_packing import descend
 from hybridsched.heuristics.reassign import check_accept, reassign
 from hybridsched.hybrid_deadline.checker import rent_cost
 from hybridsched.hybrid_deadline.instance import Instance
@@ -104,7 +105,7 @@ def exact(instance: Instance, *, seed: int | None = None,
 
     Stages: CDF+RA / FFD+RA; local search (:func:`~hybridsched.heuristics.lns.improve`);
     a short MILP solve, which often proves the optimum; if not, the packing
-    search below its incumbent (:func:`~hybridsched.heuristics.lns.descend`),
+    search below its incumbent (:func:`~hybridsched.heuristics.lns_packing.descend`),
     whose tight packings the MILP tends to find late; then the MILP again with
     the rest of the time and the bound already proven. A schedule whose cost
     meets the cheap bound (:func:`~hybridsched.models.bnp_bounds.lower_bound`)

@@ -12,7 +12,8 @@ import pytest
 from hybridsched import get_family, load_instance
 from hybridsched.budget import BudgetExpired
 from hybridsched.heuristics.ffd import ffd
-from hybridsched.heuristics.lns import improve, pack_within
+from hybridsched.heuristics.lns import improve
+from hybridsched.heuristics.lns_packing import pack_within
 from hybridsched.hybrid_deadline import PM, Instance, VMType, check
 from hybridsched.hybrid_deadline.checker import rent_cost
 from hybridsched.hybrid_deadline.default_platform import C3_LARGE
