@@ -288,7 +288,7 @@ def effects(
                            by_setting=by_setting)
     if target is not None:
         from hybridsched.cli.solving import save_figure
-        from hybridsched.experiments.plots import plot_effects
+        from hybridsched.plots.effects import plot_effects
 
         save_figure(plot_effects(table, title=Path(results).name), target)
     if as_csv:

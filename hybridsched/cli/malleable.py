@@ -161,7 +161,7 @@ def draw_tree(
             f"critical path {compiled.critical_path}")
     if target is not None:
         from hybridsched.cli.solving import save_figure
-        from hybridsched.experiments.tree_plot import plot_tree
+        from hybridsched.plots.tree import plot_tree
 
         figure = plot_tree(platform.tree, platform.resources, platform.name)
         save_figure(figure, target)

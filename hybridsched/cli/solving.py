@@ -298,7 +298,8 @@ def pareto(
     if family.name != "bot-sites":
         raise InputError(f"{instance_file}: pareto supports bot-sites instances only "
                          f"(this is a {family.name} instance)")
-    from hybridsched.experiments.pareto import pareto_report, plot_pareto
+    from hybridsched.models.bot_pareto_report import pareto_report
+    from hybridsched.plots.pareto import plot_pareto
 
     with ui.spinner("Pareto front: computing the first point") as update:
 

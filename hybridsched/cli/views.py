@@ -38,7 +38,7 @@ def gantt(
     target = check_output_path(output, "-o", kind="plot",
                                inputs=[instance_file, solution_file])
     family, instance = load_instance(instance_file)
-    from hybridsched.experiments.plots import gantt_for
+    from hybridsched.plots.gantt import gantt_for
 
     solution = read_solution(solution_file, family, instance)
     violations = family.check(instance, solution)
@@ -98,7 +98,7 @@ def _shown(value: Any) -> str:
 
 def _warn_cut_rows(family: str, instance: Any, solution: Any, max_rows: int) -> None:
     """Say when a chart samples its rows."""
-    from hybridsched.experiments.plots import select_rows, select_rows_bot_sites
+    from hybridsched.plots.gantt import select_rows, select_rows_bot_sites
 
     if family == "hybrid-deadline":
         rows = select_rows(instance, solution, max_rows)

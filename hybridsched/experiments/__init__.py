@@ -1,1 +1,1 @@
-"""Experiments: method comparisons, campaigns, plots."""
+"""Experiments: method comparisons, campaigns on Dask, result stores, reports, paired effects."""

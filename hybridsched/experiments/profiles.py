@@ -21,7 +21,6 @@ Conventions
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Literal
 
@@ -29,12 +28,14 @@ import numpy as np
 import pandas as pd
 
 from hybridsched.errors import InputError
+from hybridsched.result import Status
 
 #: Columns that identify a problem.
 PROBLEM = ["family", "instance_hash", "objective_name", "seed", "replication"]
 
-#: Statuses of runs that have a schedule.
-SOLVED = ("optimal", "feasible", "time_limit")
+#: Statuses of runs that have a schedule (:attr:`hybridsched.result.Status.has_solution`):
+#: ``optimal``, ``feasible``, ``time_limit``.
+SOLVED = tuple(status.value for status in Status if status.has_solution)
 
 #: Statuses counted as failures in :func:`summary_table`.
 FAILED = ("failed", "no_solution")
@@ -249,29 +250,3 @@ def performance_profile(df: pd.DataFrame, measure: Measure = "objective",
     if not parts:
         return pd.DataFrame(columns=PROFILE_COLUMNS)
     return pd.concat(parts, ignore_index=True)[PROFILE_COLUMNS]
-
-
-def scaling_exponent(sizes: Sequence[float] | np.ndarray | pd.Series,
-                     runtimes: Sequence[float] | np.ndarray | pd.Series
-                     ) -> tuple[float, float]:
-    """Least-squares fit of ``log runtime = a + b log size``; returns ``(b, a)``.
-
-    Natural logarithms; pairs with a non-positive or non-finite size or run
-    time are left out. ``(nan, nan)`` when fewer than 2 distinct sizes remain.
-
-    Examples
-    --------
-    >>> b, a = scaling_exponent([10, 20, 40], [0.3, 1.2, 4.8])
-    >>> round(b, 6), round(float(np.exp(a)), 6)
-    (2.0, 0.003)
-    """
-    x = np.asarray(sizes, dtype=float)
-    y = np.asarray(runtimes, dtype=float)
-    if x.shape != y.shape:
-        raise ValueError(f"sizes and runtimes differ in length ({x.size} != {y.size})")
-    keep = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
-    x, y = np.log(x[keep]), np.log(y[keep])
-    if np.unique(x).size < 2:
-        return math.nan, math.nan
-    b, a = np.polyfit(x, y, 1)
-    return float(b), float(a)

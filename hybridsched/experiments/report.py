@@ -4,7 +4,7 @@
 :func:`hybridsched.experiments.store.load_results` and writes, per family,
 the summary table of :func:`~hybridsched.experiments.profiles.summary_table`,
 what the gaps are measured against, the errors of failed runs, and the plots
-of :mod:`hybridsched.experiments.plots` (performance profiles on the objective
+of :mod:`hybridsched.plots` (performance profiles on the objective
 and on run time, gap boxes, run time scaling, objective space, and a Gantt
 chart on request). The content is built once as a list of blocks and
 rendered twice, so both files say the same; the HTML embeds the plots as
@@ -31,7 +31,6 @@ import numpy as np
 import pandas as pd
 
 from hybridsched.errors import InputError
-from hybridsched.experiments import plots
 from hybridsched.experiments.profiles import (
     PROBLEM,
     performance_profile,
@@ -40,6 +39,9 @@ from hybridsched.experiments.profiles import (
     summary_table,
 )
 from hybridsched.io.outputs import atomic_write_bytes, atomic_write_text
+from hybridsched.plots import gantt as gantt_plots
+from hybridsched.plots import pareto as pareto_plots
+from hybridsched.plots import profiles as profile_plots
 
 #: ``load_instance_for(row) -> (family, instance) | None``: the instance of a run
 #: (``row`` is one row of the results table, a pandas Series), for Gantt charts.
@@ -237,14 +239,14 @@ def _family_section(family: str, runs: pd.DataFrame, gantt: bool,
                                 "runs have a negative value (ratios need values >= 0)."))
             continue
         figures.append((f"profile-{measure.removesuffix('_s')}", caption,
-                        plots.plot_performance_profile(performance_profile(runs, measure),
-                                                       title=f"{family}: {name}")))
+                        profile_plots.plot_performance_profile(
+                            performance_profile(runs, measure), title=f"{family}: {name}")))
     figures += [
         ("gaps", "Gaps of each method to its reference, in percent.",
-         plots.plot_gap_boxes(runs, title=f"{family}: gap to the reference")),
+         profile_plots.plot_gap_boxes(runs, title=f"{family}: gap to the reference")),
         ("scaling", "Run time against instance size (log-log); b is the fitted exponent.",
-         plots.plot_runtime_scaling(_finite(runs, ["runtime_s", "instance_size"]),
-                                    title=f"{family}: run time vs size")),
+         profile_plots.plot_runtime_scaling(_finite(runs, ["runtime_s", "instance_size"]),
+                                            title=f"{family}: run time vs size")),
     ]
     pareto = _objective_space(runs)
     if pareto is not None:
@@ -321,7 +323,7 @@ def _objective_space(runs: pd.DataFrame) -> tuple[str, Any] | None:
     name = str(one["instance"].iloc[0])
     caption = (f"Makespan and cost of every solved run on {name} (the instance with the most "
                "such runs); the staircase is the non-dominated set of these points.")
-    return caption, plots.plot_objective_space(one, title=f"{name}: objective space")
+    return caption, pareto_plots.plot_objective_space(one, title=f"{name}: objective space")
 
 
 def _gantt(family: str, runs: pd.DataFrame, slug: str, loader: InstanceLoader
@@ -355,7 +357,7 @@ def _gantt(family: str, runs: pd.DataFrame, slug: str, loader: InstanceLoader
         return [_Text(f"Gantt chart: the schedule of {what} fails the checker: "
                       f"{violations[0]}")]
     try:
-        figure = plots.gantt_for(fam.name, instance, solution)
+        figure = gantt_plots.gantt_for(fam.name, instance, solution)
     except InputError as exc:
         return [_Text(f"Gantt chart: {exc}")]
     return [_Image(f"{slug}-gantt.png", f"Gantt chart of {what}.", _png(figure))]

@@ -12,19 +12,12 @@ from hybridsched import run_method
 from hybridsched.bot_sites.checker import check, evaluate
 from hybridsched.bot_sites.generator import generate, table2_inconsistent
 from hybridsched.bot_sites.instance import Instance
-from hybridsched.experiments import pareto
-from hybridsched.experiments.pareto import (
-    ParetoPoint,
-    _non_dominated,
-    _Values,
-    cost_values,
-    makespan_values,
-    pareto_front,
-    pareto_report,
-    plot_pareto,
-)
 from hybridsched.models.bot_bounds import min_cost
 from hybridsched.models.bot_makespan_build import restricted
+from hybridsched.models.bot_pareto import ParetoFront, ParetoPoint, _non_dominated, pareto_front
+from hybridsched.models.bot_pareto_report import pareto_report
+from hybridsched.models.bot_pareto_values import ValueSet, cost_values, makespan_values
+from hybridsched.plots.pareto import plot_pareto
 
 # --- an independent reference: every schedule of a tiny instance -------------------
 
@@ -191,7 +184,7 @@ def test_value_lists_match_enumeration():
 def test_meet_in_the_middle_queries():
     rng = np.random.default_rng(0)
     groups = [np.round(rng.uniform(0, 5, int(rng.integers(1, 5))), 3) for _ in range(5)]
-    values = _Values.of_sums([groups])
+    values = ValueSet.of_sums([groups])
     every = sorted({round(sum(c), 9) for c in itertools.product(*groups)})
     for v in rng.uniform(-1, 26, 200):
         below = [e for e in every if e < v - 1e-9]
@@ -199,7 +192,7 @@ def test_meet_in_the_middle_queries():
         assert values.below(v) == (pytest.approx(below[-1]) if below else -math.inf)
         assert values.above(v) == (pytest.approx(above[0]) if above else math.inf)
         assert values.any_in(v, v + 0.1) == any(v + 1e-9 <= e < v + 0.1 - 1e-9 for e in every)
-    assert _Values.of_sums([groups], limit=3) is None
+    assert ValueSet.of_sums([groups], limit=3) is None
 
 
 def test_max_points():
@@ -359,7 +352,7 @@ def test_pareto_front(tmp_path):
     inst = generate(sites=2, bots=2, tasks_per_bot=(2, 3), procs_per_site=(1, 2), seed=3,
                     private_share=0.5)
     report = pareto_report(inst)
-    front = pareto.ParetoFront(report.front, report.complete, report.reason)
+    front = ParetoFront(report.front, report.complete, report.reason)
     assert front.complete and len(front.points) >= 1
     assert_valid_points(inst, front)
     spans = [p.makespan for p in front.points]

@@ -13,9 +13,9 @@ from rich.console import Console
 
 import hybridsched.cli.ui as ui
 from hybridsched.experiments.compare import compare
-from hybridsched.experiments.plots import MIN_ROWS_PER_KIND, gantt_chart, select_rows
 from hybridsched.hybrid_deadline.instance import PM, Instance, VMType
 from hybridsched.hybrid_deadline.solution import Solution
+from hybridsched.plots.gantt import MIN_ROWS_PER_KIND, gantt_chart, select_rows
 
 ROOT = Path(__file__).resolve().parents[2]
 HD_FILE = ROOT / "instances" / "hybrid-deadline" / "small-01.json"
@@ -141,7 +141,7 @@ def test_import_swf_reports_records_read(tmp_path, cli, terminal):
 
 
 def test_pareto_reports_points_found(cli, terminal, monkeypatch):
-    from hybridsched.experiments import pareto
+    from hybridsched.models import bot_pareto_report as pareto
 
     def fake_report(instance, *, time_limit, max_points, on_point=None):
         for index in range(3):

@@ -146,7 +146,7 @@ def test_objectives_of_different_names_never_pair():
 
 
 def test_forest_plot_marks_the_paper_figures():
-    from hybridsched.experiments.plots import plot_effects
+    from hybridsched.plots.effects import plot_effects
 
     table = paired_effects(_runs({"a": [10.0, 20.0, 30.0], "b": [11.0, 22.0, 30.0],
                                   "c": [9.0, 18.0, 27.0]}), "a")

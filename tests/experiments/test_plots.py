@@ -1,4 +1,4 @@
-"""Plot helpers: Gantt charts of both families, profiles, gaps, scaling, objective space."""
+"""Figures of hybridsched.plots: Gantt charts, profiles, gaps, scaling, objective space, fronts."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ from matplotlib.figure import Figure
 from hybridsched.bot_sites.checker import block_ends, check
 from hybridsched.bot_sites.generator import generate
 from hybridsched.errors import InputError
-from hybridsched.experiments import plots
 from hybridsched.experiments.profiles import performance_profile
+from hybridsched.models.bot_pareto_report import ParetoReport
+from hybridsched.plots import gantt, pareto, profiles
 from hybridsched.registry import run_method
 from hybridsched.storage import load_instance
 
@@ -37,7 +38,7 @@ def bot_schedule(name: str = "small-hihi-i-3s-4b.json", method: str = "gmo"):
 
 def test_bot_sites_gantt_draws_every_block_of_a_checked_schedule():
     instance, solution = bot_schedule()
-    figure = plots.gantt_chart_bot_sites(instance, solution)
+    figure = gantt.gantt_chart_bot_sites(instance, solution)
     axes = figure.axes[0]
     bars = [p for p in axes.patches if p.get_width() > 0]
     assert len(bars) == solution.n_blocks
@@ -58,39 +59,36 @@ def test_bot_sites_gantt_samples_rows_across_sites():
     assert check(instance, result.solution) == []
     used = {(int(i), int(j)) for i, j in zip(result.solution.site, result.solution.proc,
                                              strict=True)}
-    rows = plots.select_rows_bot_sites(result.solution, max_rows=10)
+    rows = gantt.select_rows_bot_sites(result.solution, max_rows=10)
     assert len(rows) == 10 < len(used) and set(rows) <= used
     assert {i for i, _ in rows} == {i for i, _ in used}          # every used site keeps rows
     assert rows == sorted(rows)
-    figure = plots.gantt_chart_bot_sites(instance, result.solution, max_rows=10)
+    figure = gantt.gantt_chart_bot_sites(instance, result.solution, max_rows=10)
     assert f"10 of {len(used)} used processors shown" in figure.axes[0].get_title()
-    assert len(plots.select_rows_bot_sites(result.solution, max_rows=2)) == 2
+    assert len(gantt.select_rows_bot_sites(result.solution, max_rows=2)) == 2
     with pytest.raises(ValueError, match="max_rows"):
-        plots.select_rows_bot_sites(result.solution, max_rows=0)
+        gantt.select_rows_bot_sites(result.solution, max_rows=0)
 
 
 def test_gantt_for_dispatches_by_family():
     instance, solution = bot_schedule("small-lolo-c-2s-3b.json", "exact")
-    assert isinstance(plots.gantt_for("bot-sites", instance, solution), Figure)
+    assert isinstance(gantt.gantt_for("bot-sites", instance, solution), Figure)
     family, hd = load_instance(INSTANCES / "hybrid-deadline" / "small-01.json")
     result = run_method(family.name, "cdf+ra", hd)
     assert family.check(hd, result.solution) == []
-    figure = plots.gantt_for("hybrid-deadline", hd, result.solution, max_rows=5)
+    figure = gantt.gantt_for("hybrid-deadline", hd, result.solution, max_rows=5)
     png(figure)
     import matplotlib.pyplot as plt
 
     plt.close(figure)
     with pytest.raises(InputError, match="no chart for family 'nope'"):
-        plots.gantt_for("nope", instance, solution)
+        gantt.gantt_for("nope", instance, solution)
 
 
-def test_plot_pareto_still_importable_from_pareto(tmp_path):
-    from hybridsched.experiments.pareto import ParetoReport
-    from hybridsched.experiments.pareto import plot_pareto as old
-
-    assert old is plots.plot_pareto
+def test_plot_pareto_draws_a_report_and_saves_it(tmp_path):
     report = ParetoReport("x", [], {"gmo": (3.0, 1.0)}, complete=False)
-    axes = old(report, tmp_path / "front.png")
+    axes = pareto.plot_pareto(report, tmp_path / "front.png")
+    assert [line.get_label() for line in axes.get_lines()] == ["gmo"]
     assert (tmp_path / "front.png").read_bytes()[:8] == PNG_SIGNATURE
     import matplotlib.pyplot as plt
 
@@ -100,7 +98,7 @@ def test_plot_pareto_still_importable_from_pareto(tmp_path):
 def test_profile_plot_one_panel_per_objective_and_into_given_axes():
     df = realistic_table()
     profile = performance_profile(df[df["family"] == "bot-sites"])
-    figure = plots.plot_performance_profile(profile, title="p")
+    figure = profiles.plot_performance_profile(profile, title="p")
     assert [a.get_title().split(" (")[0] for a in figure.axes] == ["p: makespan", "p: cost"]
     assert figure.axes[0].get_xscale() == "log"
     lines = figure.axes[0].get_lines()
@@ -109,16 +107,16 @@ def test_profile_plot_one_panel_per_objective_and_into_given_axes():
     png(figure)
     target = Figure()
     axes = target.add_subplot()
-    assert plots.plot_performance_profile(profile, ax=axes) is target
+    assert profiles.plot_performance_profile(profile, ax=axes) is target
     assert "exact[objective=cost] (cost)" in [line.get_label() for line in axes.get_lines()]
-    empty = plots.plot_performance_profile(profile.iloc[:0])
+    empty = profiles.plot_performance_profile(profile.iloc[:0])
     assert "no problem" in empty.axes[0].texts[0].get_text()
 
 
 def test_gap_boxes_in_percent_with_infinite_gaps_counted():
     df = realistic_table()
     df = df[df["family"] == "hybrid-deadline"]
-    figure = plots.plot_gap_boxes(df)
+    figure = profiles.plot_gap_boxes(df)
     axes = figure.axes[0]
     labels = [t.get_text() for t in axes.get_xticklabels()]
     assert labels == ["cdf+ra", "ffd\n(1 inf)", "exact"]
@@ -127,9 +125,9 @@ def test_gap_boxes_in_percent_with_infinite_gaps_counted():
     assert medians and medians[1].get_ydata()[0] == pytest.approx(
         100 * finite[np.isfinite(finite)].median())
     png(figure)
-    nothing = plots.plot_gap_boxes(df.assign(gap=np.nan))
+    nothing = profiles.plot_gap_boxes(df.assign(gap=np.nan))
     assert "no finite gap" in nothing.axes[0].texts[0].get_text()
-    assert plots.plot_gap_boxes(df.iloc[:0]).axes[0].texts
+    assert profiles.plot_gap_boxes(df.iloc[:0]).axes[0].texts
 
 
 def test_runtime_scaling_legend_gives_the_fitted_exponent():
@@ -138,21 +136,21 @@ def test_runtime_scaling_legend_gives_the_fitted_exponent():
                        "instance_size": sizes, "runtime_s": 1e-3 * sizes ** 1.5})
     df = pd.concat([df, df.assign(method="n", runtime_s=2e-3 * sizes ** 0.5),
                     df.assign(method="failed", status="failed")])
-    figure = plots.plot_runtime_scaling(df)
+    figure = profiles.plot_runtime_scaling(df)
     axes = figure.axes[0]
     assert axes.get_xscale() == axes.get_yscale() == "log"
     labels = [t.get_text() for t in axes.get_legend().get_texts()]
     assert labels == ["m (b = 1.50)", "n (b = 0.50)"]
     png(figure)
-    one = plots.plot_runtime_scaling(df.assign(instance_size=10))
+    one = profiles.plot_runtime_scaling(df.assign(instance_size=10))
     assert "one size only" in one.axes[0].get_legend().get_texts()[0].get_text()
-    assert plots.plot_runtime_scaling(df.assign(status="failed")).axes[0].texts
+    assert profiles.plot_runtime_scaling(df.assign(status="failed")).axes[0].texts
 
 
 def test_objective_space_front_is_the_non_dominated_set():
     df = realistic_table()
     df = df[df["instance"] == "small-lolo-c-2s-3b"]
-    figure = plots.plot_objective_space(df)
+    figure = pareto.plot_objective_space(df)
     axes = figure.axes[0]
     front = next(line for line in axes.get_lines() if "non-dominated" in line.get_label())
     xs, ys = df["metric_makespan"].to_numpy(), df["metric_cost"].to_numpy()
@@ -164,14 +162,14 @@ def test_objective_space_front_is_the_non_dominated_set():
     assert len(axes.collections) == df["method"].nunique()
     png(figure)
     with pytest.raises(ValueError, match="instances"):
-        plots.plot_objective_space(realistic_table())
-    assert plots.plot_objective_space(df.assign(status="failed")).axes[0].texts
+        pareto.plot_objective_space(realistic_table())
+    assert pareto.plot_objective_space(df.assign(status="failed")).axes[0].texts
 
 
 def test_non_dominated_keeps_one_of_equal_points():
     x = np.array([1.0, 1.0, 2.0, 0.5, 3.0])
     y = np.array([2.0, 2.0, 1.0, 4.0, 1.0])
-    assert plots.non_dominated(x, y).tolist() == [3, 0, 2]
+    assert pareto.non_dominated(x, y).tolist() == [3, 0, 2]
 
 
 def test_figures_are_not_registered_with_pyplot():
@@ -179,17 +177,17 @@ def test_figures_are_not_registered_with_pyplot():
 
     before = plt.get_fignums()
     df = realistic_table()
-    plots.plot_gap_boxes(df)
-    plots.plot_runtime_scaling(df)
-    plots.plot_objective_space(df[df["instance"] == "small-01"])
+    profiles.plot_gap_boxes(df)
+    profiles.plot_runtime_scaling(df)
+    pareto.plot_objective_space(df[df["instance"] == "small-01"])
     instance, solution = bot_schedule()
-    plots.gantt_chart_bot_sites(instance, solution)
+    gantt.gantt_chart_bot_sites(instance, solution)
     assert plt.get_fignums() == before
 
 
 def test_dollar_signs_are_shown_literally():
     df = realistic_table()
     df = df[df["family"] == "hybrid-deadline"].assign(method=lambda d: d["method"] + " $x$")
-    figure = plots.plot_gap_boxes(df, title="cost ($) and ($)")
+    figure = profiles.plot_gap_boxes(df, title="cost ($) and ($)")
     assert figure.axes[0].get_title() == r"cost (\$) and (\$)"
     png(figure)

@@ -14,9 +14,9 @@ from hybridsched.experiments.profiles import (
     SUMMARY_COLUMNS,
     performance_profile,
     performance_ratios,
-    scaling_exponent,
     summary_table,
 )
+from hybridsched.plots.profiles import scaling_exponent
 
 from .test_report import realistic_table
 

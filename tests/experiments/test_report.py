@@ -210,9 +210,12 @@ def no_drawing(monkeypatch) -> list:
 
     drawn: list = []
     monkeypatch.setattr(report, "_png", lambda figure: drawn.append(figure) or PNG_SIGNATURE)
-    for name in ("plot_performance_profile", "plot_gap_boxes", "plot_runtime_scaling",
-                 "plot_objective_space", "gantt_for"):
-        monkeypatch.setattr(report.plots, name, lambda *a, **k: "figure")
+    for module, name in ((report.profile_plots, "plot_performance_profile"),
+                         (report.profile_plots, "plot_gap_boxes"),
+                         (report.profile_plots, "plot_runtime_scaling"),
+                         (report.pareto_plots, "plot_objective_space"),
+                         (report.gantt_plots, "gantt_for")):
+        monkeypatch.setattr(module, name, lambda *a, **k: "figure")
     return drawn
 
 

@@ -200,7 +200,7 @@ def test_a_wide_tree_is_drawn_with_a_few_artists() -> None:
 
     An artist per node and per edge took about four minutes for 10^4 leaves.
     """
-    from hybridsched.experiments.tree_plot import plot_tree
+    from hybridsched.plots.tree import plot_tree
 
     resources = [Resource(f"r{k}", ResourceType.DEDICATED if k % 2 else ResourceType.ALLOCATED,
                           2, price=0.0 if k % 2 else 1.0) for k in range(3000)]

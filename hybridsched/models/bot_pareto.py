@@ -1,7 +1,7 @@
 """Cost-makespan Pareto fronts of bot-sites instances (epsilon-constraint method).
 
 The front is computed with the exact model of
-:mod:`hybridsched.models.bot_makespan`, one model re-solved with different
+:mod:`hybridsched.models.bot_makespan_build`, one model re-solved with different
 caps, from the cheap end to the fast end:
 
 1. ``B``: minimum cost among schedules with makespan *strictly* below the
@@ -24,7 +24,7 @@ makespan, because its achievable values can be listed: without a DAG the
 makespan of a left-shifted schedule is the load of one processor, a sum
 ``sum_k p[k, i] * a_k`` with ``0 <= a_k <= tasks[k]`` (with a DAG or
 resource limits, a sum of task times along a chain, ``a[k, i] <= tasks[k]``).
-:class:`_Values` enumerates that (super)set exactly by meet in the middle, so
+:mod:`~hybridsched.models.bot_pareto_values` lists that (super)set exactly, so
 ``"makespan < C_j"`` becomes ``"makespan <= (prev + C_j) / 2"`` where
 ``prev`` is the largest achievable value below ``C_j``. This cap keeps every
 schedule faster than ``C_j`` and excludes ``C_j`` by half the true gap,
@@ -46,8 +46,9 @@ the proof resolution :data:`PROOF_REL` / :data:`PROOF_ABS`, tied to the
 solver tolerance) and the checker's value of the incumbent. A front is
 complete when every point is proven, the last ``B`` is proven infeasible,
 the model is exact for the instance (not the static approximation of hard
-limits, see :func:`~hybridsched.models.bot_makespan._restricted`) and both
-value sets could be enumerated (at most :data:`ENUM_LIMIT` partial sums per
+limits, see :func:`~hybridsched.models.bot_makespan_build.restricted`) and both
+value sets could be enumerated (at most
+:data:`~hybridsched.models.bot_pareto_values.ENUM_LIMIT` partial sums per
 half). Otherwise ``complete`` is false and ``reason`` says why: time limit,
 ``max_points``, restricted model, numerical trouble, or resolution (values
 too close, or too many of them, to certify).
@@ -58,25 +59,30 @@ apart); a schedule's makespan is that of its left-shifted version (the model
 never delays a task), so schedules the checker accepts only thanks to its own
 sub-tolerance overlaps do not create extra points.
 
-Heuristics' (makespan, cost) points are computed with the family checker and
-overlaid on the plot.
+The heuristics' points beside the front, and the report that ``hybridsched
+pareto`` prints, are in :mod:`hybridsched.models.bot_pareto_report`; drawing
+a front is :func:`hybridsched.plots.pareto.plot_pareto`'s job.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
-
-import numpy as np
 
 from hybridsched.bot_sites.checker import check, evaluate
 from hybridsched.bot_sites.instance import Instance
 from hybridsched.bot_sites.solution import Solution
 from hybridsched.budget import BudgetExpired, TimeBudget
-from hybridsched.experiments.plots import plot_pareto  # noqa: F401
-from hybridsched.models import bot_makespan
+from hybridsched.models.bot_makespan_build import (
+    BotModel,
+    build,
+    horizon_for,
+    restricted,
+    set_objective,
+)
+from hybridsched.models.bot_makespan_schedule import extract
+from hybridsched.models.bot_pareto_values import ValueSet, cost_values, makespan_values
 from hybridsched.models.highs import SOLVER_TOL, SolveOutcome, solve_with_highs
 from hybridsched.result import Status
 
@@ -90,9 +96,6 @@ PROOF_REL = 1e-7
 
 #: Absolute resolution of HiGHS's proofs (its tolerances are absolute).
 PROOF_ABS = 100 * SOLVER_TOL
-
-#: Most partial sums per half when enumerating achievable values.
-ENUM_LIMIT = 2_000_000
 
 #: Relative makespan step used when the achievable makespans cannot be listed.
 FALLBACK_STEP = 1e-7
@@ -129,179 +132,12 @@ class ParetoFront:
     reason: str | None = None
 
 
-@dataclass(frozen=True)
-class ParetoReport:
-    """A front and the heuristics' points, ready to print, save or plot."""
-
-    instance: str
-    front: list[ParetoPoint]
-    heuristics: dict[str, tuple[float, float]]
-    complete: bool
-    reason: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready summary (schedules left out; every number is finite)."""
-        return {
-            "instance": self.instance,
-            "complete": self.complete,
-            "reason": self.reason,
-            "front": [{"makespan": p.makespan, "cost": p.cost, "proven": p.proven}
-                      for p in self.front],
-            "heuristics": {name: {"makespan": _finite(ms), "cost": _finite(c)}
-                           for name, (ms, c) in self.heuristics.items()},
-        }
-
-
-def _finite(value: float) -> float | None:
-    return float(value) if math.isfinite(value) else None
-
-
 def _noise(value: float) -> float:
     return NOISE_REL * abs(value)
 
 
 def _resolution(bound: float) -> float:
     return PROOF_REL * abs(bound) + PROOF_ABS
-
-
-# --- exact lists of achievable values ------------------------------------------------
-
-
-def _half_sums(groups: Sequence[np.ndarray], limit: int) -> np.ndarray | None:
-    """Sorted distinct ``sum_g v_g`` (one value per group), or ``None`` beyond ``limit``."""
-    acc = np.zeros(1)
-    for values in groups:
-        if len(acc) * len(values) > limit:
-            return None
-        acc = np.unique(np.add.outer(acc, values).ravel())
-    return acc
-
-
-class _Values:
-    """A finite set of numbers that contains every achievable value of one criterion.
-
-    It is a union of sum sets ``{sum_g v_g}`` (one ``v_g`` from each group),
-    each stored as two sorted halves (meet in the middle), so membership
-    queries near a value cost ``O(|left| log |right|)``. Sums are computed in
-    floating point: a returned value may differ from the exact one by a few
-    ulps, far below :data:`NOISE_REL`.
-    """
-
-    def __init__(self, halves: list[tuple[np.ndarray, np.ndarray]]):
-        self.halves = halves
-
-    @classmethod
-    def of_sums(cls, sum_sets: Sequence[Sequence[np.ndarray]], limit: int = ENUM_LIMIT
-                ) -> _Values | None:
-        """The union of the sum sets of ``sum_sets`` (``None`` when too large)."""
-        halves = []
-        for groups in sum_sets:
-            groups = sorted((np.unique(g) for g in groups), key=len, reverse=True)
-            parts: tuple[list[np.ndarray], list[np.ndarray]] = ([], [])
-            sizes = [0.0, 0.0]                 # log sizes of the two halves
-            for g in groups:
-                side = 0 if sizes[0] <= sizes[1] else 1
-                parts[side].append(g)
-                sizes[side] += math.log(max(len(g), 1))
-            left, right = _half_sums(parts[0], limit), _half_sums(parts[1], limit)
-            if left is None or right is None:
-                return None
-            if len(left) > len(right):
-                left, right = right, left
-            halves.append((left, right))
-        return cls(halves)
-
-    def below(self, value: float) -> float:
-        """Largest member below ``value`` (``-inf`` if none)."""
-        best = -math.inf
-        for left, right in self.halves:
-            j = np.searchsorted(right, value - left, side="left") - 1
-            ok = j >= 0
-            if ok.any():
-                best = max(best, float((left[ok] + right[j[ok]]).max()))
-        return best
-
-    def above(self, value: float) -> float:
-        """Smallest member above ``value`` (``+inf`` if none)."""
-        best = math.inf
-        for left, right in self.halves:
-            j = np.searchsorted(right, value - left, side="right")
-            ok = j < len(right)
-            if ok.any():
-                best = min(best, float((left[ok] + right[j[ok]]).min()))
-        return best
-
-    def any_in(self, lo: float, hi: float) -> bool:
-        """Whether some member ``v`` has ``lo <= v < hi``."""
-        if not lo < hi:
-            return False
-        for left, right in self.halves:
-            j = np.searchsorted(right, lo - left, side="left")
-            ok = j < len(right)
-            if ok.any() and bool(np.any(left[ok] + right[j[ok]] < hi)):
-                return True
-        return False
-
-
-def makespan_values(instance: Instance, limit: int = ENUM_LIMIT) -> _Values | None:
-    """Every makespan a left-shifted schedule can have (a superset), or ``None`` if too many.
-
-    Without a DAG or limits: one processor's load, ``sum_k p[k, i] a_k`` with
-    ``0 <= a_k <= tasks[k]``, for some site ``i``. Otherwise every task starts
-    at 0 or when another one ends (its processor's previous task, a
-    predecessor BoT's task, or one releasing bandwidth or storage), so the
-    makespan is the length of a chain of distinct tasks:
-    ``sum_k sum_i p[k, i] a_ki`` with ``sum_i a_ki <= tasks[k]``.
-    """
-    p, tasks = instance.p, instance.tasks
-    usable = np.isfinite(p)                 # a task of infinite time can never run there
-    if len(instance.edges) == 0 and not (instance.hard_limits and instance.has_limits):
-        sets = [[p[k, i] * np.arange(int(tasks[k]) + 1, dtype=float)
-                 for k in range(instance.n_bots) if usable[k, i]]
-                for i in range(instance.n_sites)]
-        return _Values.of_sums(sets, limit)
-    groups = []
-    for k in range(instance.n_bots):        # chain tasks of BoT k: at most tasks[k] of them
-        values = _composition_costs(np.append(p[k][usable[k]], 0.0), int(tasks[k]), limit)
-        if values is None:
-            return None
-        groups.append(values)
-    return _Values.of_sums([groups], limit)
-
-
-def _composition_costs(unit: np.ndarray, tasks: int, limit: int) -> np.ndarray | None:
-    """Distinct ``sum_j n_j unit_j`` over ``n >= 0`` with ``sum_j n_j = tasks``."""
-    unit = np.unique(unit)
-    if math.comb(tasks + len(unit) - 1, len(unit) - 1) > limit:
-        return None
-    n = np.arange(tasks + 1)
-    values, used = np.zeros(1), np.zeros(1, dtype=np.int64)
-    for u in unit[1:]:
-        grid_v = np.add.outer(values, n * u).ravel()
-        grid_u = np.add.outer(used, n).ravel()
-        keep = grid_u <= tasks
-        values, used = grid_v[keep], grid_u[keep]
-    return np.unique(values + (tasks - used) * unit[0])
-
-
-def cost_values(instance: Instance, limit: int = ENUM_LIMIT) -> _Values | None:
-    """Every cost (Eq. 6) a schedule can have, or ``None`` if too many to list.
-
-    The cost depends only on how many tasks of each BoT run on each site: a
-    sum over BoTs of ``sum_i cost_per_task[k, i] n_ki`` with
-    ``sum_i n_ki = tasks[k]``.
-    """
-    unit = instance.cost_per_task
-    usable = np.isfinite(instance.p)
-    groups = []
-    for k in range(instance.n_bots):
-        if not usable[k].any():
-            return None
-        values = _composition_costs(unit[k][usable[k]], int(instance.tasks[k]), limit)
-        if values is None:
-            return None
-        groups.append(values)
-    return _Values.of_sums([groups], limit)
 
 
 # --- the epsilon-constraint search ----------------------------------------------------
@@ -319,7 +155,7 @@ class _Step:
     cap: float | None = None        # the makespan cap it was solved under
 
 
-def _certify(values: _Values | None, outcome: SolveOutcome, value: float, what: str
+def _certify(values: ValueSet | None, outcome: SolveOutcome, value: float, what: str
              ) -> str | None:
     """Why ``value`` (checked) is not proven minimal by ``outcome``; ``None`` if it is.
 
@@ -347,13 +183,13 @@ class _Search:
         self.on_point = on_point
         self.points: list[ParetoPoint] = []
         self.reasons: list[str] = []
-        self.restricted = bool(bot_makespan._restricted(instance))
+        self.restricted = bool(restricted(instance))
 
     def why(self, reason: str) -> None:
         if reason not in self.reasons:
             self.reasons.append(reason)
 
-    def solve(self, bm: bot_makespan.BotModel) -> _Step | None:
+    def solve(self, bm: BotModel) -> _Step | None:
         """Solve as set up, read the incumbent back and check it; ``None``: stop."""
         try:
             # No MIP start: with a start and tight tolerances HiGHS 1.15 can stop at a
@@ -368,7 +204,7 @@ class _Search:
             return None
         step = _Step(outcome)
         if outcome.has_incumbent:
-            solution = bot_makespan.extract(bm)
+            solution = extract(bm)
             ev = evaluate(self.instance, solution)
             step.solution, step.makespan = solution, float(ev.metrics["makespan"])
             step.cost = float(ev.metrics["cost"])
@@ -391,7 +227,7 @@ class _Search:
         if self.on_point is not None:
             self.on_point(len(self.points) - 1, makespan, cost)
 
-    def strict_caps(self, span: float, spans: _Values | None) -> list[float]:
+    def strict_caps(self, span: float, spans: ValueSet | None) -> list[float]:
         """Makespan caps that keep every schedule faster than ``span`` and exclude it.
 
         The first is halfway between ``span`` and the largest achievable value
@@ -405,7 +241,7 @@ class _Search:
         prev = max(spans.below(span - _noise(span)), 0.0)
         return [(prev + span) / 2, prev]
 
-    def cost_caps(self, cost: float, costs: _Values | None) -> list[float]:
+    def cost_caps(self, cost: float, costs: ValueSet | None) -> list[float]:
         """Cost caps that keep every schedule of cost at most ``cost`` (loosest first)."""
         tight = cost + _noise(cost)
         following = costs.above(tight) if costs is not None else math.inf
@@ -420,8 +256,7 @@ class _Search:
         ended = False
         try:
             self.budget.check("building the model")
-            bm = bot_makespan.build(instance, horizon=bot_makespan._horizon(instance, None),
-                                    budget=self.budget)
+            bm = build(instance, horizon=horizon_for(instance, None), budget=self.budget)
             spans, costs = makespan_values(instance), cost_values(instance)
             self.budget.check("listing the achievable values")
             if costs is None:
@@ -437,8 +272,8 @@ class _Search:
             self.why("numerical trouble: a solve could not be proven optimal")
         return ParetoFront(points, complete, "; ".join(self.reasons) or None)
 
-    def _loop(self, bm: bot_makespan.BotModel, max_points: int, spans: _Values | None,
-              costs: _Values | None) -> bool:
+    def _loop(self, bm: BotModel, max_points: int, spans: ValueSet | None,
+              costs: ValueSet | None) -> bool:
         """Find points until the front ends (True) or something stops it (False)."""
         caps: list[float | None] = [None]   # strict makespan caps below the last point
         last = math.inf                     # makespan of the last point
@@ -480,7 +315,7 @@ class _Search:
             last = span
             caps = list(self.strict_caps(last, spans))
 
-    def _cheapest(self, bm: bot_makespan.BotModel, caps: list[float | None], last: float
+    def _cheapest(self, bm: BotModel, caps: list[float | None], last: float
                   ) -> _Step | None:
         """Step B: minimum cost with makespan below ``last``; ``None``: stop.
 
@@ -488,7 +323,7 @@ class _Search:
         """
         for cap in caps:
             self.budget.check("searching the next front point")
-            bot_makespan.set_objective(bm, "cost", makespan_cap=cap)
+            set_objective(bm, "cost", makespan_cap=cap)
             step = self.solve(bm)
             if step is None:
                 return None
@@ -505,7 +340,7 @@ class _Search:
                  "makespans closer than its tolerance)")
         return None
 
-    def _fastest(self, bm: bot_makespan.BotModel, caps: list[float], b: _Step
+    def _fastest(self, bm: BotModel, caps: list[float], b: _Step
                  ) -> _Step | None:
         """Step A: minimum makespan with cost at most ``b``'s; ``None``: time is up.
 
@@ -514,7 +349,7 @@ class _Search:
         """
         step = None
         for cap in caps:
-            bot_makespan.set_objective(bm, "makespan", cost_cap=cap, makespan_cap=b.cap)
+            set_objective(bm, "makespan", cost_cap=cap, makespan_cap=b.cap)
             step = self.solve(bm)
             if step is None or step.solution is None or step.cost <= b.cost + _noise(b.cost):
                 return step
@@ -583,47 +418,3 @@ def pareto_front(instance: Instance, *, time_limit: float | None = None,
         raise ValueError(f"max_points must be at least 1, got {max_points}")
     search = _Search(instance, budget or TimeBudget(time_limit), on_point)
     return search.run(max_points)
-
-
-def heuristic_points(instance: Instance, names: list[str] | None = None,
-                     cost_variants: bool = True) -> dict[str, tuple[float, float]]:
-    """(makespan, cost) of each heuristic of the family, recomputed by the checker.
-
-    With ``cost_variants`` the cost-driven variants are added as ``NAME/cost``.
-    Heuristics that build no valid schedule (e.g. they ignore hard limits, a
-    :class:`~hybridsched.errors.MethodFailedError`) are left out.
-    """
-    from hybridsched.errors import MethodFailedError
-    from hybridsched.registry import methods
-
-    registered = methods("bot-sites")
-    names = names or [n for n, m in registered.items() if not m.exact]
-    out: dict[str, tuple[float, float]] = {}
-    for name in names:
-        for objective in ("makespan", "cost") if cost_variants else ("makespan",):
-            try:
-                solution = registered[name].func(instance, objective=objective)
-            except MethodFailedError:
-                continue
-            if check(instance, solution):
-                continue
-            ev = evaluate(instance, solution)
-            label = name if objective == "makespan" else f"{name}/cost"
-            out[label] = (ev.objective, float(ev.metrics["cost"]))
-    return out
-
-
-def pareto_report(instance: Instance, *, time_limit: float | None = None,
-                  max_points: int = 50, cost_variants: bool = True,
-                  on_point: OnPoint | None = None) -> ParetoReport:
-    """The exact front and every heuristic's point (what ``hybridsched pareto`` prints).
-
-    ``time_limit`` bounds the whole report (heuristics and front);
-    ``max_points`` and ``on_point`` are passed to :func:`pareto_front`.
-    """
-    if max_points < 1:
-        raise ValueError(f"max_points must be at least 1, got {max_points}")
-    budget = TimeBudget(time_limit)
-    heur = heuristic_points(instance, cost_variants=cost_variants)
-    front = pareto_front(instance, max_points=max_points, on_point=on_point, budget=budget)
-    return ParetoReport(instance.name, front.points, heur, front.complete, front.reason)

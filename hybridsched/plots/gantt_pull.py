@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from hybridsched.plots import style
 from hybridsched.pull.checker import evaluate
 from hybridsched.pull.solution import OUTCOMES
 
@@ -33,11 +34,9 @@ def gantt_chart_pull(instance: Instance, solution: Solution, *, max_rows: int = 
     """Draw the schedule (see the module docstring)."""
     from matplotlib.patches import Patch
 
-    from hybridsched.experiments.plots import _axes, spread_rows
-
     used = np.unique(solution.host)
-    shown, row = spread_rows(used, max_rows)
-    figure, axes = _axes(ax, (10, 0.25 * max(len(shown), 1) + 1.8))
+    shown, row = style.spread_rows(used, max_rows)
+    figure, axes = style.axes(ax, (10, 0.25 * max(len(shown), 1) + 1.8))
     horizon = float(solution.end.max()) if solution.n_tasks else 1.0
     for h, k in row.items():
         for a, b in instance.windows[h]:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from hybridsched.gang.checker import evaluate
+from hybridsched.plots import style
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -23,12 +24,10 @@ if TYPE_CHECKING:
 def gantt_chart_gang(instance: Instance, solution: Solution, *, max_rows: int = 60,
                      title: str | None = None, ax: Axes | None = None) -> Figure:
     """Draw the schedule (see the module docstring)."""
-    from hybridsched.experiments.plots import _axes, _colours, spread_rows
-
     used = np.unique(solution.task_vm)
-    shown, row = spread_rows(used, max_rows)
-    figure, axes = _axes(ax, (10, 0.25 * max(len(shown), 1) + 1.8))
-    colours = _colours(min(instance.n_jobs, 20))
+    shown, row = style.spread_rows(used, max_rows)
+    figure, axes = style.axes(ax, (10, 0.25 * max(len(shown), 1) + 1.8))
+    colours = style.colours(min(instance.n_jobs, 20))
     begin = solution.start[solution.task_job]
     length = instance.instructions[solution.task_job] / instance.speed[solution.task_vm]
     for k in range(len(solution.task_job)):

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from hybridsched.malleable.checker import evaluate
+from hybridsched.plots import style
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -41,8 +42,6 @@ def _rows(instance: Instance, solution: Solution) -> list[tuple[int, int]]:
 def gantt_chart_malleable(instance: Instance, solution: Solution, *, max_rows: int = 60,
                           title: str | None = None, ax: Axes | None = None) -> Figure:
     """Draw the schedule (see the module docstring)."""
-    from hybridsched.experiments.plots import _axes, _colours
-
     rows = _rows(instance, solution)
     clusters = [row for row in rows if row[1] < 0]
     vms = [row for row in rows if row[1] >= 0]
@@ -51,8 +50,8 @@ def gantt_chart_malleable(instance: Instance, solution: Solution, *, max_rows: i
         vms = [vms[k] for k in np.linspace(0, len(vms) - 1, room).round().astype(int)]
     shown = clusters + vms
     where = {row: n for n, row in enumerate(shown)}
-    figure, axes = _axes(ax, (10, 0.28 * len(shown) + 1.8))
-    colours = _colours(min(instance.n_jobs, 20))
+    figure, axes = style.axes(ax, (10, 0.28 * len(shown) + 1.8))
+    colours = style.colours(min(instance.n_jobs, 20))
     late = solution.job_end(instance.n_jobs) > instance.deadline
     res = solution.resource[solution.job]
     for k in range(solution.n_pieces):
