@@ -23,9 +23,9 @@ import warnings
 from _common import machine_line
 
 from hybridsched import run_method
+from hybridsched.gang.adapters import best_heuristic
 from hybridsched.gang.checker import evaluate
 from hybridsched.gang.generator import generate
-from hybridsched.gang.methods import best_heuristic
 from hybridsched.result import Status
 
 SIZES = (10, 20, 40, 80)

@@ -26,8 +26,8 @@ from _common import machine_line
 from hybridsched.heuristics.agent_tree import compile_tree, select
 from hybridsched.malleable.candidates import Candidate
 from hybridsched.malleable.generator import generate
-from hybridsched.malleable.online import simulate
 from hybridsched.malleable.tree_config import load_platform
+from hybridsched.sim.malleable import simulate
 
 TREE = Path(__file__).parents[1] / "examples" / "trees" / "hundred-leaves.toml"
 

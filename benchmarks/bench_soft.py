@@ -15,7 +15,7 @@ from pathlib import Path
 
 from _common import HERE, machine_line
 
-from hybridsched.pull.soft_study import run_soft
+from hybridsched.experiments.soft_study import run_soft
 
 
 def main() -> None:

@@ -14,17 +14,17 @@ The names below are imported on first use, so that ``import hybridsched``
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-__version__ = "0.1.0"
+from hybridsched.lazy import lazy_exports
+from hybridsched.version import __version__
 
 #: Public name -> module that defines it.
 _EXPORTS = {
-    "Evaluation": "hybridsched.families",
-    "Family": "hybridsched.families",
-    "family_names": "hybridsched.families",
-    "get_family": "hybridsched.families",
+    "Evaluation": "hybridsched.family",
+    "Family": "hybridsched.family",
+    "family_names": "hybridsched.catalogue",
+    "get_family": "hybridsched.catalogue",
     "get_method": "hybridsched.registry",
     "methods": "hybridsched.registry",
     "register_method": "hybridsched.registry",
@@ -38,6 +38,7 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "__version__",
     "Evaluation",
     "Family",
     "Result",
@@ -55,19 +56,11 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from hybridsched.families import Evaluation, Family, family_names, get_family
+    from hybridsched.catalogue import family_names, get_family
+    from hybridsched.family import Evaluation, Family
     from hybridsched.registry import get_method, methods, register_method, run_method
     from hybridsched.result import Result, Status
     from hybridsched.storage import load_instance, load_solution, save_instance, save_solution
 
 
-def __getattr__(name: str) -> Any:
-    if name in _EXPORTS:
-        value = getattr(importlib.import_module(_EXPORTS[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'hybridsched' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_EXPORTS])
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

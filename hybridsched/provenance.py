@@ -37,7 +37,7 @@ def code_version() -> str:
     Two processes with the same value run the same code, so a stored row
     stays valid for it; any edit to the package changes the value.
     """
-    from hybridsched import __version__
+    from hybridsched.version import __version__
 
     package = Path(__file__).resolve().parent
     digest = hashlib.sha256()

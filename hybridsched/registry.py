@@ -4,6 +4,13 @@ A method is a plain callable. Heuristics take an instance and return a
 solution; exact methods return a :class:`~hybridsched.result.Result` carrying
 status and bound. :func:`run_method` times the call, re-evaluates the schedule
 with the family's checker and always returns a ``Result``.
+
+A family's registration module declares its methods by name, description and
+where the callable lives (:func:`declare_method`, a ``"module:attribute"``
+target imported on first use), so that listing methods imports no algorithm;
+:func:`register_method` registers a callable at hand (a decorator, for
+plug-ins). Both fill one table; the family's plug-ins are loaded by the
+catalogue (:mod:`hybridsched.catalogue`) the first time the family is asked for.
 """
 
 from __future__ import annotations
@@ -16,12 +23,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from hybridsched import interrupt
+from hybridsched.catalogue import Target, check_family, get_family, plugin_failures, resolve
 from hybridsched.errors import InfeasibleInstanceError, InputError, MethodFailedError
-from hybridsched.families import get_family
 from hybridsched.result import Result, Status
 
-__all__ = ["Method", "MethodFailedError", "get_method", "methods", "register_method",
-           "run_method"]
+__all__ = ["Method", "MethodFailedError", "declare_method", "get_method", "methods",
+           "register_method", "run_method"]
 
 
 @dataclass(frozen=True)
@@ -32,24 +39,35 @@ class Method:
     ----------
     name, family:
         Registry keys.
-    func:
-        ``func(instance, *, seed, time_limit) -> solution | Result``.
+    target:
+        ``func(instance, *, seed, time_limit) -> solution | Result``, or where it
+        lives (``"module:attribute"``), imported when :attr:`func` is first read.
     exact:
         True when the method can prove optimality (returns a ``Result``).
     description:
         One line for ``--help`` and tables.
-    check_options:
-        Optional ``check_options(options)``: raises a one-line
+    check_target:
+        Optional ``check_options(options)`` (or where it lives): raises a one-line
         :class:`InputError` for option values the method refuses, so bad
         values are reported before a campaign or a simulation starts.
     """
 
     name: str
     family: str
-    func: Callable[..., Any]
+    target: Target
     exact: bool = False
     description: str = ""
-    check_options: Callable[[dict[str, Any]], None] | None = None
+    check_target: Target | None = None
+
+    @property
+    def func(self) -> Callable[..., Any]:
+        """The method's callable (imported on first use when declared by name)."""
+        return resolve(self.target)
+
+    @property
+    def check_options(self) -> Callable[[dict[str, Any]], None] | None:
+        """The method's check of option values, if it has one."""
+        return None if self.check_target is None else resolve(self.check_target)
 
 
 _METHODS: dict[str, dict[str, Method]] = {}
@@ -69,9 +87,20 @@ def register_method(
     return decorator
 
 
+def declare_method(family: str, name: str, target: str, *, exact: bool = False,
+                   description: str = "", check_options: str | None = None) -> None:
+    """Register method ``name`` of ``family``, whose callable ``target`` is imported on first use.
+
+    ``target`` and ``check_options`` are ``"module:attribute"`` strings (dots
+    after the colon walk attributes, e.g. ``"pkg.mod:func.check"``).
+    """
+    _METHODS.setdefault(family, {})[name] = Method(name, family, target, exact, description,
+                                                   check_options)
+
+
 def methods(family: str) -> dict[str, Method]:
-    """All methods of ``family`` in registration order."""
-    get_family(family)  # loads built-in families and validates the name
+    """All methods of ``family`` in registration order (its plug-ins loaded, nothing built)."""
+    check_family(family)
     return dict(_METHODS.get(family, {}))
 
 
@@ -79,8 +108,9 @@ def get_method(family: str, name: str) -> Method:
     """Return the method or raise a one-line :class:`InputError`."""
     known = methods(family)
     if name not in known:
+        failed = "".join(f"; {line}" for line in plugin_failures(family))
         raise InputError(
-            f"unknown method {name!r} for family {family!r} (known: {', '.join(known)})"
+            f"unknown method {name!r} for family {family!r} (known: {', '.join(known)}){failed}"
         )
     return known[name]
 

@@ -10,8 +10,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from hybridsched.catalogue import get_family
 from hybridsched.errors import InputError
-from hybridsched.families import Family, get_family
+from hybridsched.family import Family
 from hybridsched.io.jsonio import read_json, write_json
 
 #: What the ``format`` field of each kind of document says.

@@ -55,7 +55,7 @@ Readings of the paper used here (Duan, Prodan and Li 2014):
 * A solution file's stated summary (``makespan``, ``cost``: kept as
   ``Solution.reported_makespan`` / ``reported_cost``) must match the
   recomputed values by the rule every family shares
-  (:func:`hybridsched.families.wrong_claims`).
+  (:func:`hybridsched.family.wrong_claims`).
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ import numpy as np
 
 from hybridsched.bot_sites.instance import Instance
 from hybridsched.bot_sites.solution import Solution
-from hybridsched.families import Evaluation, wrong_claims
+from hybridsched.family import Evaluation, wrong_claims
 
 TOL = 1e-9
 

@@ -16,7 +16,7 @@ construction, for the exact method's warm starts, repairs and fallbacks:
   predecessor BoT, so the result passes the checker whatever the input
   times were.
 * :func:`cheapest_schedule`: every task on a cheapest allowed site: a
-  minimum-cost schedule (its cost is :func:`~hybridsched.models.bot_bounds.min_cost`).
+  minimum-cost schedule (its cost is :func:`~hybridsched.bot_sites.bounds.min_cost`).
 
 Limits are kept with a margin of zero where several tasks share a site
 (``usage + rate <= limit``, so float rounding in the checker's own sums cannot

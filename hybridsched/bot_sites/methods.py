@@ -1,4 +1,7 @@
-"""Registered methods of the bot-sites family.
+"""Registration of the ``bot-sites`` family and its methods (the family's entry point).
+
+Loaded by the catalogue the first time the family is asked for; the methods
+(:mod:`hybridsched.bot_sites.adapters`) are imported when one runs.
 
 Every method accepts ``objective="makespan"`` (default) or ``"cost"``
 besides ``seed`` and ``time_limit``: the exact model then minimises cost
@@ -11,175 +14,27 @@ the paper as options (``regame``, ``placement``, ``utility``, ``threshold``,
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from hybridsched.bot_sites.checker import check, completion_times, schedule_cost
-from hybridsched.bot_sites.instance import Instance
-from hybridsched.bot_sites.limits import cheapest_schedule, limited, repair
-from hybridsched.bot_sites.solution import Solution
-from hybridsched.budget import TimeBudget
-from hybridsched.errors import MethodFailedError
-from hybridsched.heuristics.gmo import check_options as _gmo_check_options
-from hybridsched.heuristics.gmo import gmo as _gmo
-from hybridsched.heuristics.greedy import GREEDY, g_mct, g_min_min, g_sufferage
-from hybridsched.registry import register_method
-from hybridsched.result import Result, Status
-
-# The models (Pyomo, highspy) are imported inside the functions that use them, so that
-# listing methods or running a heuristic does not pay for them.
+from hybridsched.catalogue import declare_family
+from hybridsched.registry import declare_method
 
 FAMILY = "bot-sites"
+ADAPTERS = "hybridsched.bot_sites.adapters"
 
-#: Above this many tasks the exact method does not warm-start from the O(n^2) greedies.
-WARM_MINMIN_LIMIT = 20000
+#: The greedy heuristics and what each does.
+GREEDY = {
+    "g-met": "Greedy minimum execution time",
+    "g-mct": "Greedy minimum completion time",
+    "g-olb": "Greedy opportunistic load balancing",
+    "g-min-min": "Greedy Min-min",
+    "g-max-min": "Greedy Max-min",
+    "g-sufferage": "Greedy Sufferage",
+}
 
-#: Above this many integer variables (BoTs x processors, plus the DAG model's blocks and
-#: ordering binaries) the MILP is not built.
-MILP_VARIABLE_LIMIT = 100_000
-
-#: Hard-limit repairs of heuristic warm starts re-time at most this many blocks.
-REPAIR_BLOCK_LIMIT = 5_000
-
-
-def lower_bound(instance: Instance) -> float:
-    """Proven lower bound on the makespan: fluid LP (LST-strengthened) and critical path.
-
-    Scales to 10^5+ tasks (the LP has one column per (BoT, site) pair); use
-    it in ``compare`` when the instance records no optimum.
-    """
-    from hybridsched.models import bot_bounds
-
-    return bot_bounds.lower_bound(instance)
-
-
-def _within_limits(instance: Instance, solution: Solution, name: str) -> Solution:
-    """Fail (not crash) when a heuristic breaks hard bandwidth/storage limits."""
-    if instance.hard_limits and instance.has_limits:
-        problems = check(instance, solution)
-        if problems:
-            raise MethodFailedError(f"{name} ignores hard limits: {problems[0]}")
-    return solution
-
-
-def _heuristic(name: str, func: Callable[..., Solution], description: str) -> None:
-    def method(instance: Instance, *, seed: int | None = None, time_limit: float | None = None,
-               objective: str = "makespan") -> Solution:
-        solution = func(instance, seed=seed, time_limit=time_limit, objective=objective)
-        return _within_limits(instance, solution, name)
-
-    method.__name__ = name.replace("-", "_")
-    method.__doc__ = f"{description} (registered as ``{name}``)."
-    register_method(FAMILY, name, description=description)(method)
-
-
-@register_method(FAMILY, "gmo", check_options=_gmo_check_options,
-                 description="GMO game-theoretic multi-objective scheduler (Duan et al. 2014)")
-def gmo(instance: Instance, *, seed: int | None = None, time_limit: float | None = None,
-        objective: str = "makespan", epsilon: float = 1e-5, max_stages: int = 1000,
-        regame: str = "completion", placement: str = "dedicated", utility: str = "sum",
-        threshold: str = "absolute", keep: str = "last", moves: str = "simultaneous"
-        ) -> Solution:
-    """GMO, its readings as options (:mod:`hybridsched.heuristics.gmo`; registered ``gmo``)."""
-    solution = _gmo(instance, seed=seed, time_limit=time_limit, objective=objective,
-                    epsilon=epsilon, max_stages=max_stages, regame=regame,
-                    placement=placement, utility=utility, threshold=threshold, keep=keep,
-                    moves=moves)
-    return _within_limits(instance, solution, "gmo")
-
-
-for _name, _desc in (
-    ("g-met", "Greedy minimum execution time"),
-    ("g-mct", "Greedy minimum completion time"),
-    ("g-olb", "Greedy opportunistic load balancing"),
-    ("g-min-min", "Greedy Min-min"),
-    ("g-max-min", "Greedy Max-min"),
-    ("g-sufferage", "Greedy Sufferage"),
-):
-    _heuristic(_name, GREEDY[_name], _desc)
-
-
-def best_start(instance: Instance, objective: str = "makespan",
-               budget: TimeBudget | None = None) -> Solution:
-    """Best schedule of the fast heuristics, used to warm-start the exact model.
-
-    With hard limits, heuristic schedules that break them are re-timed so
-    that the limits hold over time (:func:`~hybridsched.bot_sites.limits.repair`,
-    up to :data:`REPAIR_BLOCK_LIMIT` blocks), and the cheapest-site schedule
-    competes too. Stops trying further heuristics once ``budget`` expires
-    (the first one always runs; with a limit of 0 all of them run, as they
-    are what "warm start only" returns).
-
-    Raises
-    ------
-    MethodFailedError
-        When no candidate schedule passes the checker.
-    """
-    makers = [lambda: _gmo(instance, objective=objective),
-              lambda: g_mct(instance, objective=objective)]
-    if instance.n_tasks <= WARM_MINMIN_LIMIT:
-        makers += [lambda: g_min_min(instance, objective=objective),
-                   lambda: g_sufferage(instance, objective=objective)]
-    if limited(instance) and objective == "makespan":   # (the exact cost mode adds it)
-        makers.append(lambda: cheapest_schedule(instance))
-    candidates = []
-    for make in makers:
-        # A limit of 0 asks for the warm start itself: every fast heuristic runs.
-        if candidates and budget is not None and budget.expired() \
-                and not budget.warm_start_only:
-            break
-        solution = make()
-        if solution is None:
-            continue
-        if limited(instance) and check(instance, solution):
-            if solution.n_blocks > REPAIR_BLOCK_LIMIT:
-                continue
-            solution = repair(instance, solution)
-            if solution is None or check(instance, solution):
-                continue
-        candidates.append(solution)
-
-    def key(s: Solution) -> tuple[float, float]:
-        span = float(completion_times(instance, s).max(initial=0.0))
-        cost = schedule_cost(instance, s)
-        return (span, cost) if objective == "makespan" else (cost, span)
-
-    if not candidates:
-        raise MethodFailedError("no heuristic schedule fits the hard limits")
-    return min(candidates, key=key)
-
-
-@register_method(FAMILY, "exact", exact=True,
-                 description="MILP solved by HiGHS (proven optimum or bound)")
-def exact(instance: Instance, *, seed: int | None = None, time_limit: float | None = None,
-          objective: str = "makespan") -> Result:
-    """Exact makespan (or cost-then-makespan) model, warm-started from the best heuristic.
-
-    ``time_limit`` bounds the whole method (heuristic warm start, model
-    building, solve, extraction); ``0`` returns the best warm start with its
-    bound, without building a model. Instances whose model would have more
-    than :data:`MILP_VARIABLE_LIMIT` integer variables are not modelled:
-    the best heuristic schedule is returned with a certified bound (the
-    fluid/critical-path bound on the makespan, or the exact minimum cost).
-    See :func:`hybridsched.models.bot_makespan.solve` for what the status
-    and bound mean with ``objective="cost"``.
-    """
-    from hybridsched.models import bot_makespan
-
-    budget = TimeBudget(time_limit)
-    try:
-        start = best_start(instance, objective, budget)
-    except MethodFailedError:
-        start = None
-    size = bot_makespan.model_size(instance)
-    if size > MILP_VARIABLE_LIMIT:
-        result = bot_makespan.solve(instance, objective=objective, start=start,
-                                    budget=TimeBudget(0))
-        if result.status is Status.NO_SOLUTION:
-            raise MethodFailedError("instance too large for the MILP and no heuristic fits")
-        result.message = (f"{instance.n_bots} BoTs x {instance.n_procs} processors is too "
-                          f"large for the MILP ({size} integer variables > "
-                          f"{MILP_VARIABLE_LIMIT}): best heuristic with a certified bound")
-        if result.status is Status.TIME_LIMIT:
-            result.status = Status.FEASIBLE
-        return result
-    return bot_makespan.solve(instance, objective=objective, start=start, budget=budget)
+declare_family(FAMILY, "hybridsched.bot_sites.family:FAMILY")
+declare_method(FAMILY, "gmo", f"{ADAPTERS}:gmo",
+               check_options="hybridsched.heuristics.gmo:check_options",
+               description="GMO game-theoretic multi-objective scheduler (Duan et al. 2014)")
+for _name, _description in GREEDY.items():
+    declare_method(FAMILY, _name, f"{ADAPTERS}:GREEDY_METHODS.{_name}", description=_description)
+declare_method(FAMILY, "exact", f"{ADAPTERS}:exact", exact=True,
+               description="MILP solved by HiGHS (proven optimum or bound)")

@@ -57,7 +57,7 @@ app.add_typer(simulate_app, name="simulate")
 
 def _show_version(value: bool) -> None:
     if value:
-        from hybridsched import __version__
+        from hybridsched.version import __version__
 
         print(f"hybridsched {__version__}")
         raise typer.Exit(0)

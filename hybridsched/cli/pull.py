@@ -45,7 +45,7 @@ class Spread(StrEnum):
 
 
 class Replicas(StrEnum):
-    """Readings of the replicas' lower priority (see :mod:`hybridsched.pull.online`)."""
+    """Readings of the replicas' lower priority (see :mod:`hybridsched.sim.pull`)."""
 
     TIERED = "tiered"
     TWO_LEVEL = "two-level"
@@ -278,9 +278,9 @@ def soft(
     the results folder.
     """
     from hybridsched.cli.run_progress import RunProgress
+    from hybridsched.experiments.soft_spec import load_soft_spec
+    from hybridsched.experiments.soft_study import NothingToSelectError, run_soft
     from hybridsched.io.jsonio import dumps_strict
-    from hybridsched.pull.soft_spec import load_soft_spec
-    from hybridsched.pull.soft_study import NothingToSelectError, run_soft
 
     if serial and workers:
         raise typer.BadParameter("--serial runs in this process: drop --workers",

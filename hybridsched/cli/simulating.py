@@ -51,7 +51,7 @@ def generate_to(output: str, family_name: str, make_instance: Callable[[], Any],
 
 def save_instance_file(path: Path, family_name: str, instance: Any) -> None:
     """Write ``instance`` of ``family_name`` to ``path`` (atomically; ``-``: standard output)."""
-    from hybridsched.families import get_family
+    from hybridsched.catalogue import get_family
     from hybridsched.storage import save_instance
 
     save_instance(path, get_family(family_name), instance)
@@ -71,7 +71,7 @@ def simulate(family_name: str, method: str, *, instance_file: Path | None,
 
     Returns the instance and the checked :class:`~hybridsched.result.Result`.
     """
-    from hybridsched.families import get_family
+    from hybridsched.catalogue import get_family
     from hybridsched.registry import run_method
     from hybridsched.storage import load_instance
 

@@ -70,14 +70,14 @@ def list_methods(
                           "KEY=VALUE or in a campaign's [methods.options]).")] = False,
 ) -> None:
     """List the registered methods of each family."""
-    from hybridsched.families import family_names
+    from hybridsched.catalogue import family_names
     from hybridsched.registry import method_defaults, methods
 
     rows = []
     for name in family_names() if family is None else [family]:
         for method in methods(name).values():
             rows.append((name, method.name, "exact" if method.exact else "heuristic",
-                         method.description, method_defaults(method.func)))
+                         method.description, method_defaults(method.func) if options else {}))
     widths = [max((len(r[c]) for r in rows), default=0) for c in range(3)]
     for row in rows:
         ui.echo("  ".join(f"{cell:{w}}" for cell, w in zip(row[:3], widths, strict=True))
@@ -119,10 +119,10 @@ def schema(
                                            "files instead of instance files.")] = False,
 ) -> None:
     """Print the JSON Schema of a family's instance (or solution) files."""
-    from hybridsched.families import get_family
+    from hybridsched.catalogue import check_family
     from hybridsched.io.jsonio import dumps_strict
 
-    get_family(family)
+    check_family(family)
     module = importlib.import_module(f"hybridsched.{family.replace('-', '_')}.schema")
     model = module.SolutionDoc if solution else module.InstanceDoc
     ui.echo(dumps_strict(model.model_json_schema(), indent=1))

@@ -3,7 +3,7 @@
 A campaign names them; the driver imports them before validating the spec
 and every worker imports them before its first run, so a method registered
 with :func:`hybridsched.registry.register_method` (or a family registered
-with :func:`hybridsched.families.register_family`) exists everywhere.
+with :func:`hybridsched.catalogue.register_family`) exists everywhere.
 
 A plugin is bad input, reported as one :class:`~hybridsched.errors.InputError`
 naming its file, when it is missing, does not import (any exception, and
@@ -102,7 +102,7 @@ def _from_ctrl_c() -> bool:
 
 def _registered() -> dict[tuple[str, str], Any]:
     """Every registered method by (family, name)."""
-    from hybridsched.families import family_names
+    from hybridsched.catalogue import family_names
     from hybridsched.registry import methods
 
     return {(family, name): method for family in family_names()

@@ -4,57 +4,28 @@ After Wang, Hou, Hao and Wang (2018), *A parallel tasks scheduling heuristic
 in the cloud with multiple attributes*. Jobs arrive online; all tasks of a
 job start together on distinct VMs (gang) and must end by its deadline, or
 the job is dropped. The objective is the number of unfinished jobs (UFJ).
+
+The package imports nothing when it is imported: the names below load their
+module on first use (:mod:`hybridsched.lazy`), so that importing one module of
+the family (its registration, to list methods) loads no other.
 """
 
 from __future__ import annotations
 
-import numpy as np
+from hybridsched.lazy import lazy_exports
 
-from hybridsched.families import Family, converters, register_family
-from hybridsched.gang import files
-from hybridsched.gang.checker import check, could_finish, evaluate
-from hybridsched.gang.instance import Instance
-from hybridsched.gang.solution import Solution
+_EXPORTS = {
+    "FAMILY": "hybridsched.gang.family",
+    "Instance": "hybridsched.gang.instance",
+    "Solution": "hybridsched.gang.solution",
+    "check": "hybridsched.gang.checker",
+    "could_finish": "hybridsched.gang.checker",
+    "evaluate": "hybridsched.gang.checker",
+    "infeasible_items": "hybridsched.gang.family",
+    "lower_bound": "hybridsched.gang.family",
+    "reference": "hybridsched.gang.family",
+}
 
+__all__ = sorted(_EXPORTS)
 
-def infeasible_items(instance: Instance) -> list[str]:
-    """None: a job no VM set can host is reported as unfinished, not as infeasible."""
-    return []
-
-
-def reference(instance: Instance) -> dict[str, float]:
-    """The recorded offline optimum (fewest unfinished jobs) under ``optimum``."""
-    recorded = instance.reference or {}
-    found = {}
-    if recorded.get("optimal_unfinished") is not None:
-        found["optimum"] = float(recorded["optimal_unfinished"])
-    for key in ("lower_bound", "upper_bound"):
-        if recorded.get(key) is not None:
-            found[key] = float(recorded[key])
-    return found
-
-
-def lower_bound(instance: Instance) -> float:
-    """Jobs that fewer than ``parallelism`` VMs could ever finish in time are unfinished.
-
-    "In time" is the checker's rule, tolerance included (:func:`could_finish`), so the
-    bound never exceeds the objective of a schedule the checker accepts.
-    """
-    return float(np.sum(could_finish(instance).sum(axis=1) < instance.parallelism))
-
-
-FAMILY = register_family(
-    Family(
-        name="gang",
-        objective_name="unfinished jobs",
-        **converters(files),
-        check=check,
-        evaluate=evaluate,
-        infeasible_items=infeasible_items,
-        reference=reference,
-        lower_bound=lower_bound,
-        size=lambda instance: instance.n_jobs,
-    )
-)
-
-__all__ = ["FAMILY", "Instance", "Solution", "check", "evaluate"]
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -13,7 +13,7 @@ times the span from the first arrival to the last end). The objective is UFJ.
 
 Claims: a solution file's stated ``objective`` and each stated metric above
 are compared with the recomputed values (one rule for every family:
-:func:`hybridsched.families.wrong_claims`), and its event log with the
+:func:`hybridsched.family.wrong_claims`), and its event log with the
 schedule (:mod:`hybridsched.gang.event_log`).
 """
 
@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from hybridsched.families import Evaluation, wrong_claims
+from hybridsched.family import Evaluation, wrong_claims
 from hybridsched.gang.event_log import log_problems
 from hybridsched.gang.instance import Instance
 from hybridsched.gang.schema import CLAIMS

@@ -1,109 +1,38 @@
-"""Registered methods of the ``gang`` family (online policies, simulated).
+"""Registration of the ``gang`` family and its methods (the family's entry point).
+
+Loaded by the catalogue the first time the family is asked for. It names the
+family's :class:`~hybridsched.family.Family` and every method with its
+description; the methods themselves (:mod:`hybridsched.gang.adapters`) are
+imported when one runs, so listing them costs nothing.
 
 Every online method takes its readings of the paper as keyword options
-(issue 19), validated before anything runs (``check_options``): CPLMT's
+(issue 19), validated before anything runs: CPLMT's
 (:mod:`hybridsched.heuristics.cplmt`), each baseline's
 (:mod:`hybridsched.heuristics.gang_baselines`) and, for all of them, when a
-waiting job is dropped (``drop``, :mod:`hybridsched.gang.online`).
+waiting job is dropped (``drop``, :mod:`hybridsched.sim.gang`).
 """
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable
-from typing import Any
-
-from hybridsched.budget import TimeBudget
-from hybridsched.gang.checker import rank
-from hybridsched.gang.instance import Instance
-from hybridsched.gang.online import DROP_RULES, Policy, simulate
-from hybridsched.gang.solution import Solution
-from hybridsched.heuristics import cplmt as cplmt_module
-from hybridsched.heuristics.cplmt import make_cplmt
-from hybridsched.heuristics.gang_baselines import OPTIONS, baseline_readings, make_baseline
-from hybridsched.readings import check_choice
-from hybridsched.registry import register_method
-from hybridsched.result import Result, Status
+from hybridsched.catalogue import declare_family
+from hybridsched.registry import declare_method
 
 FAMILY = "gang"
+ADAPTERS = "hybridsched.gang.adapters"
 
-#: A policy factory: keyword options (readings) -> policy.
-Factory = Callable[..., Policy]
-
-
-def _split(options: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    """The drop rule (validated) and the policy's own options."""
-    rest = dict(options)
-    drop = check_choice("drop", rest.pop("drop", DROP_RULES[0]), DROP_RULES)
-    return drop, rest
-
-
-def _online(name: str, factory: Factory, defaults: dict[str, Any],
-            check: Callable[[dict[str, Any]], Any], description: str) -> None:
-    def method(instance: Instance, *, seed: int | None = None,
-               time_limit: float | None = None, **options: Any) -> Result:
-        drop, rest = _split(options)
-        solution, stats = simulate(instance, factory(**rest), drop=drop)
-        return Result(name, FAMILY, Status.FEASIBLE, solution=solution,
-                      metrics=stats.metrics())
-
-    def check_options(options: dict[str, Any]) -> None:
-        check(_split(options)[1])
-
-    keyword = inspect.Parameter.KEYWORD_ONLY
-    parameters = [inspect.Parameter("instance", inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                                    annotation=Instance),
-                  inspect.Parameter("seed", keyword, default=None),
-                  inspect.Parameter("time_limit", keyword, default=None),
-                  inspect.Parameter("drop", keyword, default=DROP_RULES[0])]
-    parameters += [inspect.Parameter(option, keyword, default=value)
-                   for option, value in defaults.items()]
-    method.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
-    method.__name__ = name
-    method.__doc__ = f"{description} (registered as ``{name}``)."
-    register_method(FAMILY, name, description=description,
-                    check_options=check_options)(method)
-
-
-def _baseline(name: str) -> tuple[Factory, dict[str, Any], Callable[[dict[str, Any]], Any]]:
-    defaults = {option: values[0] for option, values in OPTIONS[name].items()}
-    return ((lambda **o: make_baseline(name, **o)), defaults,
-            (lambda o: baseline_readings(name, o)))
-
-
-#: The online policies, registered as methods, each with its factory, default readings and
-#: check; the exact method starts from the best of them (default readings).
-HEURISTICS: dict[str, tuple[Factory, dict[str, Any], Callable[[dict[str, Any]], Any], str]] = {
-    "cplmt": (make_cplmt, cplmt_module.DEFAULTS, cplmt_module.readings,
-              "CPLMT: scarce jobs first, min mt, tasks near the standard time"),
-    "fifo": (*_baseline("fifo"), "First in, first out on the first usable VMs (strict)"),
-    "fair": (*_baseline("fair"), "Fair: max-min fair share of the free VMs among waiting jobs"),
-    "asjs": (*_baseline("asjs"),
-             "ASJS: each job waits for its best-scored VMs (speed and bandwidth)"),
-    "cmms": (*_baseline("cmms"), "Cloud Min-min: smallest completion time first, fastest VMs"),
+#: The online policies and what each does.
+POLICIES = {
+    "cplmt": "CPLMT: scarce jobs first, min mt, tasks near the standard time",
+    "fifo": "First in, first out on the first usable VMs (strict)",
+    "fair": "Fair: max-min fair share of the free VMs among waiting jobs",
+    "asjs": "ASJS: each job waits for its best-scored VMs (speed and bandwidth)",
+    "cmms": "Cloud Min-min: smallest completion time first, fastest VMs",
 }
-for _name, (_factory, _defaults, _check, _description) in HEURISTICS.items():
-    _online(_name, _factory, _defaults, _check, _description)
 
-
-def best_heuristic(instance: Instance) -> tuple[str, Solution]:
-    """The heuristic schedule with the fewest unfinished jobs, then the most instructions."""
-    runs = {name: simulate(instance, factory())[0]
-            for name, (factory, *_) in HEURISTICS.items()}
-    name = min(runs, key=lambda name: rank(instance, runs[name]))
-    return name, runs[name]
-
-
-@register_method(FAMILY, "exact", exact=True,
-                 description="Offline MILP from the best heuristic: most jobs finished, then "
-                             "most instructions")
-def exact(instance: Instance, *, seed: int | None = None,
-          time_limit: float | None = None) -> Result:
-    """The offline optimum (all jobs known), or the best schedule found with its bound."""
-    from hybridsched.gang import lower_bound
-    from hybridsched.models.gang_exact import solve
-
-    budget = TimeBudget(time_limit)
-    name, incumbent = best_heuristic(instance)
-    return solve(instance, budget.remaining() if budget.limited else None, incumbent,
-                 lower_bound(instance), source=f"the best heuristic schedule ({name})")
+declare_family(FAMILY, "hybridsched.gang.family:FAMILY")
+for _name, _description in POLICIES.items():
+    declare_method(FAMILY, _name, f"{ADAPTERS}:POLICIES.{_name}", description=_description,
+                   check_options=f"{ADAPTERS}:POLICIES.{_name}.check_options")
+declare_method(FAMILY, "exact", f"{ADAPTERS}:exact", exact=True,
+               description="Offline MILP from the best heuristic: most jobs finished, then "
+                           "most instructions")

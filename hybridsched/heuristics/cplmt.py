@@ -106,8 +106,8 @@ from typing import Any
 
 import numpy as np
 
-from hybridsched.gang.online import DecisionState, Policy
 from hybridsched.readings import check_choice, check_known, check_number
+from hybridsched.sim.gang import DecisionState, Policy
 
 #: Upper limit ratios of the loads (alpha: CPU, beta: memory, gamma: bandwidth,
 #: theta: disk), 1 in the paper's simulation ("the VM can give all of its ability").

@@ -1,6 +1,6 @@
 """FIFO, Fair, ASJS and CMMS: the gang family's baselines.
 
-Each is a policy of :mod:`hybridsched.gang.online`.
+Each is a policy of :mod:`hybridsched.sim.gang`.
 
 FIFO (first in, first out; [6, 23] of the paper): jobs start in arrival
 order, each on the first (lowest-index) ``parallelism`` usable VMs. *Reading*
@@ -58,8 +58,8 @@ from typing import Any
 import numpy as np
 
 from hybridsched.gang.checker import TIME_TOL
-from hybridsched.gang.online import DecisionState, Policy
 from hybridsched.readings import check_choice, check_known
+from hybridsched.sim.gang import DecisionState, Policy
 
 #: The reading options of each baseline: name -> values, the default first.
 OPTIONS: dict[str, dict[str, tuple[str, ...]]] = {

@@ -78,7 +78,7 @@ criteria). At ``d = q = 0`` (a tie) the paper's gives 1/2 both ways, which
 cancels in the net flow.
 
 **Replicas** (option ``replicas``, both methods): what the replicas'
-"lower priority" orders, read in :mod:`hybridsched.pull.online`.
+"lower priority" orders, read in :mod:`hybridsched.sim.pull`.
 
 **FCFS** (section 6.3.1): "The FCFS (First-Come-First-Served) method
 assumes that the scheduler randomly selects a task and assigns it to a
@@ -106,8 +106,8 @@ from hybridsched.heuristics.promethee import (
     criterion_sums,
     flows,
 )
-from hybridsched.pull.online import PullPolicy, check_replicas
 from hybridsched.pull.reputation import eei
+from hybridsched.sim.pull import PullPolicy, check_replicas
 
 #: Criteria the scheduler evaluates, in order.
 CRITERIA = ("ect", "price", "eei")

@@ -2,42 +2,28 @@
 
 After Wang, Song, Sun and Liu (2016), *Managing deadline-constrained
 bag-of-tasks jobs on hybrid clouds with closest deadline first scheduling*.
+
+The package imports nothing when it is imported: the names below load their
+module on first use (:mod:`hybridsched.lazy`), so that importing one module of
+the family (its registration, to list methods) loads no other.
 """
 
-from hybridsched.families import Family, converters, register_family
-from hybridsched.hybrid_deadline import files
-from hybridsched.hybrid_deadline.checker import check, evaluate
-from hybridsched.hybrid_deadline.instance import PM, Instance, VMType
-from hybridsched.hybrid_deadline.solution import Solution
+from __future__ import annotations
 
+from hybridsched.lazy import lazy_exports
 
-def infeasible_items(instance: Instance) -> list[str]:
-    """Tasks that no usable core can finish alone (only PM cores when ``max_vms`` is 0)."""
-    from hybridsched.models.bnp_bounds import infeasible_tasks
+_EXPORTS = {
+    "FAMILY": "hybridsched.hybrid_deadline.family",
+    "Instance": "hybridsched.hybrid_deadline.instance",
+    "PM": "hybridsched.hybrid_deadline.instance",
+    "Solution": "hybridsched.hybrid_deadline.solution",
+    "VMType": "hybridsched.hybrid_deadline.instance",
+    "check": "hybridsched.hybrid_deadline.checker",
+    "evaluate": "hybridsched.hybrid_deadline.checker",
+    "infeasible_items": "hybridsched.hybrid_deadline.family",
+    "lower_bound": "hybridsched.hybrid_deadline.family",
+}
 
-    return infeasible_tasks(instance)
+__all__ = sorted(_EXPORTS)
 
-
-def lower_bound(instance: Instance) -> float:
-    """Cheap valid lower bound on the rent cost (see :mod:`hybridsched.models.bnp_bounds`)."""
-    from hybridsched.models.bnp_bounds import lower_bound as bound
-
-    return bound(instance)
-
-
-FAMILY = register_family(
-    Family(
-        name="hybrid-deadline",
-        objective_name="rent cost ($)",
-        **converters(files),
-        check=check,
-        evaluate=evaluate,
-        infeasible_items=infeasible_items,
-        reference=files.reference,
-        lower_bound=lower_bound,
-        size=lambda instance: instance.n_tasks,
-    )
-)
-
-__all__ = ["FAMILY", "PM", "Instance", "Solution", "VMType", "check", "evaluate",
-           "infeasible_items", "lower_bound"]
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

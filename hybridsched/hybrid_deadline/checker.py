@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from hybridsched.families import Evaluation, wrong_claims
+from hybridsched.family import Evaluation, wrong_claims
 from hybridsched.hybrid_deadline.instance import TIME_TOL, Instance
 from hybridsched.hybrid_deadline.solution import Solution
 
@@ -99,7 +99,7 @@ def _claim_problems(instance: Instance, solution: Solution) -> list[str]:
 
     Each claim present is checked on its own: a VM without a lease claim does
     not excuse a wrong claim on another VM. Cost and makespan must match the
-    recomputed values by the shared rule :func:`~hybridsched.families.wrong_claims`.
+    recomputed values by the shared rule :func:`~hybridsched.family.wrong_claims`.
     """
     problems: list[str] = []
     leases = vm_billed_hours(instance, solution)

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from hybridsched.errors import InputError
-from hybridsched.families import CLAIM_ATOL, CLAIM_RTOL
+from hybridsched.family import CLAIM_ATOL, CLAIM_RTOL
 from hybridsched.hybrid_deadline.checker import rent_cost, vm_billed_hours
 from hybridsched.hybrid_deadline.instance import PM, Instance, VMType
 from hybridsched.hybrid_deadline.schema import InstanceDoc, SolutionDoc

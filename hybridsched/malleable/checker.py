@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from hybridsched.errors import InputError
-from hybridsched.families import Evaluation, wrong_claims
+from hybridsched.family import Evaluation, wrong_claims
 from hybridsched.malleable.billing import HOUR, cloud_bill, cloud_share, score, vms_per_hour
 from hybridsched.malleable.event_log import log_problems
 from hybridsched.malleable.instance import Instance, ResourceType

@@ -1,83 +1,29 @@
-"""Registered methods of the ``malleable`` family.
+"""Registration of the ``malleable`` family and its methods (the family's entry point).
 
-The online methods simulate the instance (:mod:`hybridsched.malleable.online`)
-and return the realised schedule with their counters (decisions, messages
-per decision, reschedulings, events per second); the checker recomputes
-every other metric. They take ``policy`` (``"A"``: money saving, ``"B"``:
-time saving) and, like every method, ``objective`` (which metric the result
-reports as its objective; default ``penalised_a``).
+Loaded by the catalogue the first time the family is asked for; the methods
+(:mod:`hybridsched.malleable.adapters`) are imported when one runs.
 """
 
 from __future__ import annotations
 
-import numpy as np
-
-from hybridsched.errors import InputError
-from hybridsched.malleable.instance import Instance
-from hybridsched.malleable.limits import check_end
-from hybridsched.malleable.online import Scheduler, simulate
-from hybridsched.registry import register_method
-from hybridsched.result import Result, Status
+from hybridsched.catalogue import declare_family
+from hybridsched.registry import declare_method
 
 FAMILY = "malleable"
+ADAPTERS = "hybridsched.malleable.adapters"
 
+#: The online schedulers and what each does.
+SCHEDULERS = {
+    "tree": "Agent tree over DCA/ACA/CCA local schedulers (Algorithm 4)",
+    "flat": "Flat broadcast to every local scheduler (the star tree)",
+    "round-robin": "Each job to a uniformly drawn resource (seeded)",
+}
 
-def check_policy(options: dict[str, object]) -> None:
-    """Refuse a ``policy`` other than A or B (up front, before a campaign or simulation runs)."""
-    policy = options.get("policy", "A")
-    if policy is not None and policy not in ("A", "B"):
-        raise InputError(f"option --policy: must be A or B, got {policy!r}")
-
-
-def optimised(policy: str | None, objective: str | None) -> str:
-    """The objective a run reports: ``objective`` when given, else the policy's penalised score.
-
-    So a run under policy B reports ``penalised_b`` with a bound of
-    ``penalised_b``: objective, bound and gap always measure one thing.
-    """
-    if objective is not None:
-        return objective
-    return f"penalised_{(policy or 'A').lower()}"
-
-
-def _online(name: str, scheduler: Scheduler, description: str) -> None:
-    def method(instance: Instance, *, seed: int | None = None, time_limit: float | None = None,
-               policy: str = "A", objective: str | None = None) -> Result:
-        check_policy({"policy": policy})
-        solution, stats = simulate(instance, scheduler, policy, seed)
-        return Result(name, FAMILY, Status.FEASIBLE, solution=solution,
-                      metrics={**stats.metrics(), "optimised": optimised(policy, objective)})
-
-    method.__name__ = name.replace("-", "_")
-    method.__doc__ = f"{description} (registered as ``{name}``)."
-    register_method(FAMILY, name, description=description, check_options=check_policy)(method)
-
-
-_online("tree", "tree", "Agent tree over DCA/ACA/CCA local schedulers (Algorithm 4)")
-_online("flat", "flat", "Flat broadcast to every local scheduler (the star tree)")
-_online("round-robin", "round-robin", "Each job to a uniformly drawn resource (seeded)")
-
-
-@register_method(FAMILY, "exact", exact=True, check_options=check_policy,
-                 description="Best of the heuristics, then the time-indexed malleable model "
-                             "(PuLP + HiGHS)")
-def exact(instance: Instance, *, seed: int | None = None, time_limit: float | None = None,
-          policy: str | None = None, objective: str | None = None) -> Result:
-    """The offline optimum of the batch (all jobs known in advance), or a valid bound.
-
-    ``policy`` picks the penalised objective of that policy (``"A"``:
-    ``penalised_a``, ``"B"``: ``penalised_b``) when ``objective`` is not
-    given; see :mod:`hybridsched.models.malleable_exact`.
-    """
-    from hybridsched.models.malleable_exact import solve
-
-    if policy is not None:
-        check_policy({"policy": policy})
-    result = solve(instance, optimised(policy, objective), time_limit, seed)
-    if result.solution is not None and result.solution.n_pieces:
-        # A schedule file holds minutes up to MAX_MINUTES: a later end is refused here, as
-        # the simulator refuses it, rather than written and then refused by validate.
-        last = int(np.argmax(result.solution.end))
-        check_end(instance.name, instance.job_ids[int(result.solution.job[last])],
-                  int(result.solution.end[last]))
-    return result
+declare_family(FAMILY, "hybridsched.malleable.family:FAMILY")
+for _name, _description in SCHEDULERS.items():
+    declare_method(FAMILY, _name, f"{ADAPTERS}:SCHEDULERS.{_name}", description=_description,
+                   check_options=f"{ADAPTERS}:check_policy")
+declare_method(FAMILY, "exact", f"{ADAPTERS}:exact", exact=True,
+               check_options=f"{ADAPTERS}:check_policy",
+               description="Best of the heuristics, then the time-indexed malleable model "
+                           "(PuLP + HiGHS)")

@@ -40,8 +40,8 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from hybridsched.errors import InputError
-from hybridsched.experiments.toml_lines import join_path, load_model, located
 from hybridsched.io.jsonio import describe_validation_error, read_json
+from hybridsched.io.toml_lines import join_path, load_model, located
 from hybridsched.malleable.files import platform_from_dict, resource_from_doc
 from hybridsched.malleable.instance import AgentTree, Resource
 from hybridsched.malleable.schema import ResourceDoc

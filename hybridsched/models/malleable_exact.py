@@ -40,7 +40,6 @@ from hybridsched.budget import BudgetExpired, TimeBudget
 from hybridsched.malleable.bounds import lower_bound, weights
 from hybridsched.malleable.checker import check, evaluate
 from hybridsched.malleable.instance import Instance
-from hybridsched.malleable.online import SCHEDULERS, simulate
 from hybridsched.malleable.solution import Solution, from_pieces
 from hybridsched.models import (
     malleable_batch,
@@ -50,6 +49,7 @@ from hybridsched.models import (
 )
 from hybridsched.models.pulp_highs import ArrayHighs, check_budget, solve_and_read
 from hybridsched.result import Result, Status
+from hybridsched.sim.malleable import SCHEDULERS, simulate
 
 #: Relative (and absolute, below 1) tolerance of the optimality proof.
 TOLERANCE = malleable_batch.TOLERANCE

@@ -40,7 +40,7 @@ choose otherwise).
   ``ECT x delay`` (``ECT = noi / cpu``; the delay of a never-returned
   result is 1); a cut-short one no longer;
 - every claim of the solution is recomputed and compared
-  (:func:`~hybridsched.families.wrong_claims`): the stated ``objective``
+  (:func:`~hybridsched.family.wrong_claims`): the stated ``objective``
   (the makespan), ``makespan``, ``cost``, ``efficiency`` and counts
   (``completed``, ``tasks_<outcome>``, ``tasks_delayed``, the
   per-DCI metrics below); and its event log, record by record
@@ -70,7 +70,7 @@ from typing import Any
 
 import numpy as np
 
-from hybridsched.families import Evaluation, wrong_claims
+from hybridsched.family import Evaluation, wrong_claims
 from hybridsched.io.limits import MAX_PULL_SECONDS
 from hybridsched.pull.behaviour import replay
 from hybridsched.pull.eventlog import log_problems

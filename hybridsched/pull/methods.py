@@ -1,66 +1,22 @@
-"""Registered methods of the ``pull`` family (online pull schedulers, simulated)."""
+"""Registration of the ``pull`` family and its methods (the family's entry point).
+
+Loaded by the catalogue the first time the family is asked for; the methods
+(:mod:`hybridsched.pull.adapters`) are imported when one runs.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-import numpy as np
-
-from hybridsched.heuristics.pull_promethee import (
-    DEFAULT_SPREAD,
-    DEFAULT_TARGETS,
-    DEFAULT_WEIGHTS,
-    Fcfs,
-    PrometheeScheduler,
-    check_fcfs_options,
-    check_strategy_options,
-    strategy,
-)
-from hybridsched.pull.instance import Instance
-from hybridsched.pull.online import PullPolicy, simulate
-from hybridsched.registry import register_method
-from hybridsched.result import Result, Status
+from hybridsched.catalogue import declare_family
+from hybridsched.registry import declare_method
 
 FAMILY = "pull"
+ADAPTERS = "hybridsched.pull.adapters"
+CHECKS = "hybridsched.heuristics.pull_promethee"
 
-
-#: Incomplete work units named in a message (then "and N more").
-NAMED_UNITS = 5
-
-
-def _result(name: str, instance: Instance, policy: PullPolicy, replicas: str) -> Result:
-    solution, stats = simulate(instance, policy, replicas=replicas)
-    incomplete = np.flatnonzero(~np.isfinite(solution.completion(instance.n_units)))
-    if not incomplete.size:
-        return Result(name, FAMILY, Status.FEASIBLE, solution=solution, metrics=stats.metrics())
-    named = ", ".join(repr(instance.unit_ids[u]) for u in incomplete[:NAMED_UNITS])
-    more = f" and {incomplete.size - NAMED_UNITS} more" if incomplete.size > NAMED_UNITS else ""
-    return Result(name, FAMILY, Status.NO_SOLUTION, metrics=stats.metrics(),
-                  message=f"no correct result for work unit(s) {named}{more}: {stats.stopped}")
-
-
-@register_method(FAMILY, "promethee", check_options=check_strategy_options,
-                 description="PROMETHEE II ranking of the queued tasks for each pulling host")
-def promethee(instance: Instance, *, seed: int | None = None, time_limit: float | None = None,
-              preference: str = "linear", weights: str | Sequence[float] = DEFAULT_WEIGHTS,
-              targets: str | Sequence[str] = DEFAULT_TARGETS, q: float | None = None,
-              p: float | None = None, window: float = 1.0,
-              spread: str = DEFAULT_SPREAD, noi_max: str = "workload",
-              replicas: str = "tiered") -> Result:
-    """The Promethee scheduler (criteria ECT, price, EEI; see :mod:`.pull_promethee`).
-
-    ``replicas``: the reading of the replicas' priority (:mod:`.online`).
-    """
-    chosen = strategy(preference=preference, weights=weights, targets=targets, q=q, p=p,
-                      window=window, spread=spread, noi_max=noi_max)
-    return _result("promethee", instance,
-                   PrometheeScheduler(chosen, np.random.default_rng(seed or 0)), replicas)
-
-
-@register_method(FAMILY, "fcfs", check_options=check_fcfs_options,
-                 description="FCFS as the paper defines it: a random queued task for each "
-                             "pulling host")
-def fcfs(instance: Instance, *, seed: int | None = None, time_limit: float | None = None,
-         order: str = "random", replicas: str = "tiered") -> Result:
-    """A uniformly random queued task (or the oldest) for each pulling host."""
-    return _result("fcfs", instance, Fcfs(np.random.default_rng(seed or 0), order), replicas)
+declare_family(FAMILY, "hybridsched.pull.family:FAMILY")
+declare_method(FAMILY, "promethee", f"{ADAPTERS}:promethee",
+               check_options=f"{CHECKS}:check_strategy_options",
+               description="PROMETHEE II ranking of the queued tasks for each pulling host")
+declare_method(FAMILY, "fcfs", f"{ADAPTERS}:fcfs", check_options=f"{CHECKS}:check_fcfs_options",
+               description="FCFS as the paper defines it: a random queued task for each "
+                           "pulling host")

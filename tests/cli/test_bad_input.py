@@ -416,7 +416,7 @@ def test_internal_errors_are_one_line_with_exit_code_3(monkeypatch, cli):
     def broken(*args, **kwargs):
         raise ZeroDivisionError("boom")
 
-    monkeypatch.setattr("hybridsched.families.family_names", broken)
+    monkeypatch.setattr("hybridsched.catalogue.family_names", broken)
     monkeypatch.delenv("HYBRIDSCHED_DEBUG", raising=False)
     code, out, err = cli("methods")
     assert code == 3 and "Traceback" not in err

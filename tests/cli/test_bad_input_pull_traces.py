@@ -62,7 +62,7 @@ def inst_text(tmp: Path, old: str, new: str) -> str:
 @cache
 def _schedule() -> str:
     """A valid schedule of :data:`PULL` (JSON text), simulated once."""
-    from hybridsched.families import get_family
+    from hybridsched.catalogue import get_family
     from hybridsched.registry import run_method
 
     family = get_family("pull")
@@ -700,7 +700,7 @@ def test_simulate_pull_on_an_instance_no_host_can_complete_exits_1(tmp_path, cli
 def test_a_run_that_never_gets_a_correct_result_stops_and_exits_1(tmp_path, cli, monkeypatch):
     # Hosts that nearly always err: the run would go on for a very long time. It stops at
     # the task cap (lowered here) with exit 1 naming the units, and writes nothing.
-    import hybridsched.pull.online as online
+    import hybridsched.sim.pull as online
 
     monkeypatch.setattr(online, "MAX_PULL_TASKS", 50)
     monkeypatch.setattr(online.simulate, "__kwdefaults__",
@@ -746,7 +746,7 @@ def test_a_soft_study_whose_runs_all_fail_exits_1(tmp_path, cli, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("every run fails")
 
-    monkeypatch.setattr("hybridsched.pull.methods.simulate", broken)
+    monkeypatch.setattr("hybridsched.pull.adapters.simulate", broken)
     code, out, err = cli("soft", spec(tmp_path, SMALL), "-o", tmp_path / "r", "--serial")
     assert code == 1 and "Traceback" not in out + err
     assert err.strip().splitlines()[-1].startswith(

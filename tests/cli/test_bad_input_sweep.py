@@ -619,7 +619,7 @@ def _broken_method(monkeypatch, family: str, name: str, error: Exception) -> Non
 
     method = registry.get_method(family, name)
     monkeypatch.setitem(registry._METHODS[family], name, dataclasses.replace(method,
-                                                                             func=broken))
+                                                                             target=broken))
 
 
 def test_compare_shows_why_a_run_failed_and_exits_1(tmp_path, cli, monkeypatch):

@@ -196,7 +196,7 @@ def test_cut_gantt_rows_keep_both_kinds(pm_cores, vms, max_rows):
 
 
 def test_gantt_says_when_rows_are_cut(tmp_path, cli):
-    from hybridsched.families import get_family
+    from hybridsched.catalogue import get_family
     from hybridsched.storage import save_instance, save_solution
 
     instance, solution = big_schedule(10, 40)

@@ -197,7 +197,7 @@ def test_write_json_is_strict(tmp_path):
 
 def test_solve_json_never_prints_infinity(cli, monkeypatch):
     def zero_bound(family, method, instance, **kwargs):
-        from hybridsched.hybrid_deadline.methods import cdf_ra
+        from hybridsched.hybrid_deadline.adapters import cdf_ra
 
         return Result(method, family, Status.FEASIBLE, solution=cdf_ra(instance),
                       objective=0.63, bound=0.0)

@@ -35,8 +35,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from hybridsched.catalogue import family_names
 from hybridsched.cli import run
-from hybridsched.families import family_names
 from hybridsched.registry import methods as registered_methods
 from hybridsched.storage import load_instance
 from tests.cli.noisy_methods import EARLY_MARKER, MARKERS, ON_IMPORT, PREFIX
@@ -156,7 +156,7 @@ def no_noise(*texts: str) -> None:
 @pytest.fixture(scope="module")
 def pull_file(tmp_path_factory) -> Path:
     """A small pull instance (no pull instance is bundled)."""
-    from hybridsched.families import get_family
+    from hybridsched.catalogue import get_family
     from hybridsched.pull.generator import generate
     from hybridsched.storage import save_instance
 
@@ -176,7 +176,8 @@ def noisy_method():
     """Register ``test-noisy`` in this process for one test, then restore the registry."""
     from hybridsched import registry
 
-    family_names()  # the built-in methods are registered before the snapshot
+    for family in family_names():  # the built-in methods are registered before the snapshot
+        registry.methods(family)
     saved = {family: dict(found) for family, found in registry._METHODS.items()}
     runpy.run_path(str(NOISY))
     yield "test-noisy"

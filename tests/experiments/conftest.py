@@ -42,7 +42,7 @@ def _forget_plugins():
     """Unregister plugin methods after each module (a leaked ``test-crash`` would be run
     by a later ``compare`` of every method, and kill the test process)."""
     from hybridsched import registry
-    from hybridsched.families import family_names
+    from hybridsched.catalogue import family_names
 
     family_names()  # registers the built-in methods before the snapshot
     saved = {family: dict(methods) for family, methods in registry._METHODS.items()}

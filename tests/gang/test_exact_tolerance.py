@@ -22,10 +22,10 @@ from hypothesis import strategies as st
 
 from hybridsched import run_method
 from hybridsched.gang import lower_bound
+from hybridsched.gang.adapters import best_heuristic
 from hybridsched.gang.checker import TIME_TOL, check, evaluate
 from hybridsched.gang.generator import generate
 from hybridsched.gang.instance import Instance
-from hybridsched.gang.methods import best_heuristic
 from hybridsched.gang.solution import from_starts
 from hybridsched.models import gang_exact
 from hybridsched.result import Status

@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from hybridsched.gang.checker import TIME_TOL, check
 from hybridsched.gang.generator import generate
 from hybridsched.gang.instance import Instance
-from hybridsched.gang.online import DecisionState, simulate
 from hybridsched.heuristics.cplmt import CHOICES, Readings, make_cplmt
+from hybridsched.sim.gang import DecisionState, simulate
 
 
 def literal_cplmt(state: DecisionState, r: Readings) -> list[tuple[int, list[int]]]:

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from hybridsched import load_instance, run_method
-from hybridsched.families import get_family
+from hybridsched.catalogue import get_family
 from hybridsched.hybrid_deadline.files import solution_from_dict, solution_to_dict
 
 INSTANCES = Path(__file__).resolve().parents[2] / "instances"

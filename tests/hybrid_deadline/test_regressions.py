@@ -15,14 +15,14 @@ from hybridsched.heuristics.ffd import ffd
 from hybridsched.heuristics.lns import improve
 from hybridsched.heuristics.lns_packing import pack_within
 from hybridsched.hybrid_deadline import PM, Instance, VMType, check
+from hybridsched.hybrid_deadline.adapters import best_heuristic_solution
+from hybridsched.hybrid_deadline.bounds import lower_bound, round_up_to_cost
 from hybridsched.hybrid_deadline.checker import rent_cost
 from hybridsched.hybrid_deadline.default_platform import C3_LARGE
 from hybridsched.hybrid_deadline.generator import generate
-from hybridsched.hybrid_deadline.methods import best_heuristic_solution
 from hybridsched.hybrid_deadline.trace import instance_from_trace
 from hybridsched.io.swf import read_swf
 from hybridsched.models import bnp
-from hybridsched.models.bnp_bounds import lower_bound, round_up_to_cost
 from hybridsched.result import Status
 
 from .helpers import make_instance, solve_checked

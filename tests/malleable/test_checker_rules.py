@@ -19,9 +19,9 @@ from hybridsched.malleable import billing
 from hybridsched.malleable.billing import POLICY_WEIGHTS
 from hybridsched.malleable.checker import check, costs, evaluate, job_work
 from hybridsched.malleable.instance import Instance, Resource, ResourceType
-from hybridsched.malleable.online import simulate
 from hybridsched.malleable.solution import Solution, from_pieces
 from hybridsched.malleable.speedup import minutes_needed, minutes_needed_array, rate
+from hybridsched.sim.malleable import simulate
 
 DED = Resource("ded", ResourceType.DEDICATED, 4)
 ALLOC = Resource("alloc", ResourceType.ALLOCATED, 2, price=1.5)

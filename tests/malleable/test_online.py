@@ -14,9 +14,9 @@ from hybridsched.heuristics.cluster_scheduler import ClusterScheduler
 from hybridsched.malleable.checker import check, evaluate
 from hybridsched.malleable.generator import generate
 from hybridsched.malleable.instance import Instance, Resource, ResourceType
-from hybridsched.malleable.online import simulate
 from hybridsched.malleable.tree_config import load_platform
 from hybridsched.models.malleable_select import select_by_milp
+from hybridsched.sim.malleable import simulate
 
 TREES = Path(__file__).parents[2] / "examples" / "trees"
 

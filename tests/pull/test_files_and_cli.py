@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from hybridsched.catalogue import get_family
 from hybridsched.errors import InputError
-from hybridsched.families import get_family
 from hybridsched.pull.generator import generate
 from hybridsched.pull.traces import instance_from_traces
 
@@ -177,7 +177,7 @@ def test_import_fta_option_errors(tmp_path: Path, cli) -> None:
 
 def test_fta_traces_in_a_campaign_with_an_offset_grid(tmp_path: Path) -> None:
     from hybridsched.experiments.campaign import run_campaign
-    from hybridsched.experiments.store import load_results
+    from hybridsched.experiments.store_read import load_results
 
     (tmp_path / "boinc.txt").write_text(TRACE)
     spec = tmp_path / "c.toml"

@@ -9,7 +9,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hybridsched.pull import _room, infeasible_items
+from hybridsched.pull.family import _room, infeasible_items
 from hybridsched.pull.instance import Behaviour
 
 from .helpers import tiny, windows
@@ -35,7 +35,7 @@ def test_hosts_that_never_return_a_correct_result_serve_nobody() -> None:
 
 
 def test_a_task_on_a_never_available_host_is_invalid_not_a_crash(tmp_path, cli) -> None:
-    from hybridsched.families import get_family
+    from hybridsched.catalogue import get_family
 
     family = get_family("pull")
     instance = tiny(hosts=(("cloud", 100.0, 0.01, 0.0, ((0.0, math.inf),)),

@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from hybridsched.families import get_family
+from hybridsched.catalogue import get_family
 from hybridsched.pull.instance import Behaviour, Instance
 from hybridsched.pull.schema import MAX_TIME
 from hybridsched.registry import run_method

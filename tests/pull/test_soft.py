@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hybridsched.errors import InputError
-from hybridsched.pull import soft
-from hybridsched.pull.soft import (
+from hybridsched.experiments import soft
+from hybridsched.experiments.soft import (
     FAMILIES,
     PROFILES,
     WEIGHTS,

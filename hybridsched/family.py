@@ -1,8 +1,11 @@
 """The problem-family contract: how a family reads, checks and scores schedules.
 
-Each family (``hybrid-deadline``, ``bot-sites``, ...) registers one
+Each family (``hybrid-deadline``, ``bot-sites``, ...) defines one
 :class:`Family`; the command line, ``compare`` and the registry only talk to
-this interface, so adding a family never touches them.
+this interface, so adding a family never touches them. This module is the
+ground floor of the package: it imports nothing of it but :mod:`hybridsched.errors`,
+so every family's checker can import it (the catalogue that finds families,
+:mod:`hybridsched.catalogue`, is a separate module).
 """
 
 from __future__ import annotations
@@ -11,8 +14,6 @@ import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
-
-from hybridsched.errors import InputError
 
 #: Relative and absolute tolerance between a value a solution file states (cost,
 #: makespan, ...) and the value the checker recomputes: files store 17 significant digits.
@@ -103,39 +104,3 @@ CONVERTERS = ("instance_from_dict", "instance_to_dict", "solution_from_dict", "s
 def converters(files: Any) -> dict[str, Callable[..., Any]]:
     """The four converters of a family's ``files`` module, as :class:`Family` keywords."""
     return {name: getattr(files, name) for name in CONVERTERS}
-
-
-_FAMILIES: dict[str, Family] = {}
-
-
-def register_family(family: Family) -> Family:
-    """Add ``family`` to the table of known families."""
-    _FAMILIES[family.name] = family
-    return family
-
-
-def get_family(name: str) -> Family:
-    """Return the family called ``name`` or raise a one-line :class:`InputError`."""
-    _load_builtin_families()
-    try:
-        return _FAMILIES[name]
-    except KeyError:
-        known = ", ".join(sorted(_FAMILIES)) or "none"
-        raise InputError(f"unknown family {name!r} (known: {known})") from None
-
-
-def family_names() -> list[str]:
-    """Names of every registered family."""
-    _load_builtin_families()
-    return sorted(_FAMILIES)
-
-
-def _load_builtin_families() -> None:
-    # Importing a family's ``methods`` module registers the family and its methods.
-    # It is imported lazily, here, so that heuristics can import the domain model
-    # without a circular import through the family package.
-    import hybridsched.bot_sites.methods  # noqa: F401  (the family and its methods)
-    import hybridsched.gang.methods  # noqa: F401
-    import hybridsched.hybrid_deadline.methods  # noqa: F401
-    import hybridsched.malleable.methods  # noqa: F401
-    import hybridsched.pull.methods  # noqa: F401

@@ -1,0 +1,135 @@
+"""The ``hybrid-deadline`` family's methods as the registry calls them.
+
+Declared by name in :mod:`hybridsched.hybrid_deadline.methods`.
+
+The heuristics take the paper's open readings as options (issue 19), each
+documented with the paper's words in its module: ``cdf`` takes ``fit``
+(``"append"`` | ``"edf"``) and ``scan`` (``"all"`` | ``"current"``)
+(:mod:`hybridsched.heuristics.cdf`); ``ffd`` takes ``fit`` (``"edf"`` |
+``"append"``) (:mod:`hybridsched.heuristics.ffd`); ``cdf+ra`` and ``ffd+ra``
+take those and ``ra_accept`` (``"task"`` | ``"machine"``)
+(:mod:`hybridsched.heuristics.reassign`). ``exact`` warm-starts from the
+default readings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from hybridsched.budget import TimeBudget
+from hybridsched.errors import MethodFailedError
+from hybridsched.heuristics.cdf import cdf, check_cdf_options
+from hybridsched.heuristics.ffd import check_fit, ffd
+from hybridsched.heuristics.lns import improve
+from hybridsched.heuristics.lns_packing import descend
+from hybridsched.heuristics.reassign import check_accept, reassign
+from hybridsched.hybrid_deadline.bounds import lower_bound
+from hybridsched.hybrid_deadline.checker import rent_cost
+from hybridsched.hybrid_deadline.instance import Instance
+from hybridsched.hybrid_deadline.solution import Solution
+from hybridsched.result import Result, Status
+
+FAMILY = "hybrid-deadline"
+
+#: Seconds (at most; a third of what is left of a time limit) for the stages of ``exact``
+#: before the final solve: local search on the heuristic schedule and a first short
+#: MILP solve (often a proof already). The packing search below the incumbent is
+#: bounded by node counts (deterministic), and by a third of what is left of a time
+#: limit, or by PACKING_SECONDS (a safety) without one.
+LOCAL_SEARCH_SECONDS = 1.0
+PROBE_SECONDS = 1.5
+PACKING_SECONDS = 30.0
+
+def check_cdf(options: Mapping[str, Any]) -> None:
+    """Refuse CDF's readings outside their choices (one-line InputError)."""
+    check_cdf_options(options)
+
+
+def check_ffd(options: Mapping[str, Any]) -> None:
+    """Refuse FFD's readings outside their choices (one-line InputError)."""
+    if "fit" in options:
+        check_fit(options["fit"])
+
+
+def check_cdf_ra(options: Mapping[str, Any]) -> None:
+    """Refuse CDF's and RA's readings outside their choices (one-line InputError)."""
+    check_cdf_options(options)
+    if "ra_accept" in options:
+        check_accept(options["ra_accept"])
+
+
+def check_ffd_ra(options: Mapping[str, Any]) -> None:
+    """Refuse FFD's and RA's readings outside their choices (one-line InputError)."""
+    check_ffd(options)
+    if "ra_accept" in options:
+        check_accept(options["ra_accept"])
+
+
+def cdf_ra(instance: Instance, *, seed: int | None = None, time_limit: float | None = None,
+           fit: str = "append", scan: str = "all", ra_accept: str = "task") -> Solution:
+    """CDF, then RA on every machine (options: :func:`cdf`'s and RA's ``accept``)."""
+    check_accept(ra_accept)
+    return reassign(instance, cdf(instance, fit=fit, scan=scan), accept=ra_accept)
+
+
+def ffd_ra(instance: Instance, *, seed: int | None = None, time_limit: float | None = None,
+           fit: str = "edf", ra_accept: str = "task") -> Solution:
+    """FFD, then RA on every machine (options: :func:`ffd`'s and RA's ``accept``)."""
+    check_accept(ra_accept)
+    return reassign(instance, ffd(instance, fit=fit), accept=ra_accept)
+
+
+def best_heuristic_solution(instance: Instance) -> Solution | None:
+    """The cheaper of CDF+RA and FFD+RA (``None`` if both fail)."""
+    candidates = []
+    for method in (cdf_ra, ffd_ra):
+        try:
+            candidates.append(method(instance))
+        except MethodFailedError:
+            continue
+    return min(candidates, key=lambda s: rent_cost(instance, s), default=None)
+
+
+def exact(instance: Instance, *, seed: int | None = None,
+          time_limit: float | None = None) -> Result:
+    """Solve the linearised BNP, warm-started from the best heuristic, improved.
+
+    Stages: CDF+RA / FFD+RA; local search (:func:`~hybridsched.heuristics.lns.improve`);
+    a short MILP solve, which often proves the optimum; if not, the packing
+    search below its incumbent (:func:`~hybridsched.heuristics.lns_packing.descend`),
+    whose tight packings the MILP tends to find late; then the MILP again with
+    the rest of the time and the bound already proven. A schedule whose cost
+    meets the cheap bound (:func:`~hybridsched.hybrid_deadline.bounds.lower_bound`)
+    ends the run at once.
+
+    ``time_limit`` bounds the whole method (heuristics, searches, model
+    building, solve, extraction); 0 returns the best heuristic schedule with
+    the cheap lower bound, without building a model. ``seed`` seeds the
+    local search (default 0).
+    """
+    from hybridsched.models import bnp  # pyomo: imported only when an exact model runs
+
+    budget = TimeBudget(time_limit)
+    start = best_heuristic_solution(instance)
+    if start is None or budget.warm_start_only:
+        return bnp.solve(instance, start, budget=budget)
+    lower = lower_bound(instance)
+    start = improve(instance, start, seed=0 if seed is None else seed, target=lower,
+                    max_seconds=_share(budget, LOCAL_SEARCH_SECONDS))
+    probe = bnp.solve(instance, start, budget=TimeBudget(_share(budget, PROBE_SECONDS)))
+    if probe.status is not Status.TIME_LIMIT or budget.expired():
+        return probe
+    if probe.solution is not None:
+        start = probe.solution
+    lower = max(lower, probe.bound or 0.0)
+    packing = budget.remaining()
+    start = descend(instance, start, lower,
+                    max_seconds=PACKING_SECONDS if packing is None else packing / 3)
+    return bnp.solve(instance, start, budget=budget, known_bound=lower)
+
+
+def _share(budget: TimeBudget, seconds: float) -> float:
+    """``seconds``, or a third of what is left of a time limit if that is less."""
+    remaining = budget.remaining()
+    return seconds if remaining is None else min(seconds, remaining / 3)

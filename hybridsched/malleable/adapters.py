@@ -1,0 +1,82 @@
+"""The ``malleable`` family's methods as the registry calls them.
+
+Declared by name in :mod:`hybridsched.malleable.methods`.
+
+The online methods simulate the instance (:mod:`hybridsched.sim.malleable`)
+and return the realised schedule with their counters (decisions, messages
+per decision, reschedulings, events per second); the checker recomputes
+every other metric. They take ``policy`` (``"A"``: money saving, ``"B"``:
+time saving) and, like every method, ``objective`` (which metric the result
+reports as its objective; default ``penalised_a``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from hybridsched.errors import InputError
+from hybridsched.malleable.instance import Instance
+from hybridsched.malleable.limits import check_end
+from hybridsched.result import Result, Status
+from hybridsched.sim.malleable import Scheduler, simulate
+
+FAMILY = "malleable"
+
+
+def check_policy(options: dict[str, object]) -> None:
+    """Refuse a ``policy`` other than A or B (up front, before a campaign or simulation runs)."""
+    policy = options.get("policy", "A")
+    if policy is not None and policy not in ("A", "B"):
+        raise InputError(f"option --policy: must be A or B, got {policy!r}")
+
+
+def optimised(policy: str | None, objective: str | None) -> str:
+    """The objective a run reports: ``objective`` when given, else the policy's penalised score.
+
+    So a run under policy B reports ``penalised_b`` with a bound of
+    ``penalised_b``: objective, bound and gap always measure one thing.
+    """
+    if objective is not None:
+        return objective
+    return f"penalised_{(policy or 'A').lower()}"
+
+
+def _online(name: str, scheduler: Scheduler) -> Callable[..., Result]:
+    def method(instance: Instance, *, seed: int | None = None, time_limit: float | None = None,
+               policy: str = "A", objective: str | None = None) -> Result:
+        check_policy({"policy": policy})
+        solution, stats = simulate(instance, scheduler, policy, seed)
+        return Result(name, FAMILY, Status.FEASIBLE, solution=solution,
+                      metrics={**stats.metrics(), "optimised": optimised(policy, objective)})
+
+    method.__name__ = name.replace("-", "_")
+    method.__doc__ = f"The online scheduler {name!r}, simulated (registered as ``{name}``)."
+    return method
+
+
+#: The online schedulers as methods, by name (the targets of :mod:`.methods`).
+SCHEDULERS = {name: _online(name, name) for name in ("tree", "flat", "round-robin")}
+
+
+def exact(instance: Instance, *, seed: int | None = None, time_limit: float | None = None,
+          policy: str | None = None, objective: str | None = None) -> Result:
+    """The offline optimum of the batch (all jobs known in advance), or a valid bound.
+
+    ``policy`` picks the penalised objective of that policy (``"A"``:
+    ``penalised_a``, ``"B"``: ``penalised_b``) when ``objective`` is not
+    given; see :mod:`hybridsched.models.malleable_exact`.
+    """
+    from hybridsched.models.malleable_exact import solve
+
+    if policy is not None:
+        check_policy({"policy": policy})
+    result = solve(instance, optimised(policy, objective), time_limit, seed)
+    if result.solution is not None and result.solution.n_pieces:
+        # A schedule file holds minutes up to MAX_MINUTES: a later end is refused here, as
+        # the simulator refuses it, rather than written and then refused by validate.
+        last = int(np.argmax(result.solution.end))
+        check_end(instance.name, instance.job_ids[int(result.solution.job[last])],
+                  int(result.solution.end[last]))
+    return result

@@ -1,0 +1,61 @@
+"""The ``pull`` family's methods as the registry calls them (online pull schedulers, simulated).
+
+Declared by name in :mod:`hybridsched.pull.methods`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from hybridsched.heuristics.pull_promethee import (
+    DEFAULT_SPREAD,
+    DEFAULT_TARGETS,
+    DEFAULT_WEIGHTS,
+    Fcfs,
+    PrometheeScheduler,
+    strategy,
+)
+from hybridsched.pull.instance import Instance
+from hybridsched.result import Result, Status
+from hybridsched.sim.pull import PullPolicy, simulate
+
+FAMILY = "pull"
+
+
+#: Incomplete work units named in a message (then "and N more").
+NAMED_UNITS = 5
+
+
+def _result(name: str, instance: Instance, policy: PullPolicy, replicas: str) -> Result:
+    solution, stats = simulate(instance, policy, replicas=replicas)
+    incomplete = np.flatnonzero(~np.isfinite(solution.completion(instance.n_units)))
+    if not incomplete.size:
+        return Result(name, FAMILY, Status.FEASIBLE, solution=solution, metrics=stats.metrics())
+    named = ", ".join(repr(instance.unit_ids[u]) for u in incomplete[:NAMED_UNITS])
+    more = f" and {incomplete.size - NAMED_UNITS} more" if incomplete.size > NAMED_UNITS else ""
+    return Result(name, FAMILY, Status.NO_SOLUTION, metrics=stats.metrics(),
+                  message=f"no correct result for work unit(s) {named}{more}: {stats.stopped}")
+
+
+def promethee(instance: Instance, *, seed: int | None = None, time_limit: float | None = None,
+              preference: str = "linear", weights: str | Sequence[float] = DEFAULT_WEIGHTS,
+              targets: str | Sequence[str] = DEFAULT_TARGETS, q: float | None = None,
+              p: float | None = None, window: float = 1.0,
+              spread: str = DEFAULT_SPREAD, noi_max: str = "workload",
+              replicas: str = "tiered") -> Result:
+    """The Promethee scheduler (criteria ECT, price, EEI; see :mod:`.pull_promethee`).
+
+    ``replicas``: the reading of the replicas' priority (:mod:`hybridsched.sim.pull`).
+    """
+    chosen = strategy(preference=preference, weights=weights, targets=targets, q=q, p=p,
+                      window=window, spread=spread, noi_max=noi_max)
+    return _result("promethee", instance,
+                   PrometheeScheduler(chosen, np.random.default_rng(seed or 0)), replicas)
+
+
+def fcfs(instance: Instance, *, seed: int | None = None, time_limit: float | None = None,
+         order: str = "random", replicas: str = "tiered") -> Result:
+    """A uniformly random queued task (or the oldest) for each pulling host."""
+    return _result("fcfs", instance, Fcfs(np.random.default_rng(seed or 0), order), replicas)
