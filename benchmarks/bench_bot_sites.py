@@ -34,13 +34,13 @@ import numpy as np
 from _common import median_time
 
 from hybridsched import run_method
+from hybridsched.bot_sites.bounds import lower_bound
 from hybridsched.bot_sites.checker import check, evaluate
 from hybridsched.bot_sites.generator import generate
 from hybridsched.heuristics.gmo import gmo
 from hybridsched.heuristics.greedy import GREEDY
 from hybridsched.io.etc import read_etc
 from hybridsched.io.shared_data import BRAUN_FOLDER, shared_data_path
-from hybridsched.models.bot_bounds import lower_bound
 
 BRAUN = [f"u_{c}_{h}.0" for c in "cis" for h in ("hihi", "hilo", "lohi", "lolo")]
 
@@ -113,7 +113,7 @@ DAG_CONFIGS = [   # (sites, bots, tasks per BoT, processors per site, dependency
 
 def _one_block(inst, limit):
     """Makespan and seconds of the earlier one-block-per-(BoT, processor) model."""
-    from hybridsched.bot_sites.methods import best_start
+    from hybridsched.bot_sites.adapters import best_start
     from hybridsched.models.bot_makespan_build import build, horizon_for
     from hybridsched.models.bot_makespan_schedule import extract, warm_start
     from hybridsched.models.highs import solve_with_highs

@@ -32,7 +32,7 @@ from hybridsched.experiments.campaign import run_campaign
 from hybridsched.experiments.runner import execute_run
 from hybridsched.experiments.runs import plan_runs
 from hybridsched.experiments.spec import load_spec
-from hybridsched.experiments.store import load_results
+from hybridsched.experiments.store_read import load_results
 
 SPEC = """
 [campaign]

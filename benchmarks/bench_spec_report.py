@@ -27,7 +27,7 @@ from _common import machine_line, median_time
 from hybridsched.experiments import report
 from hybridsched.experiments.campaign import run_campaign
 from hybridsched.experiments.spec import load_spec
-from hybridsched.experiments.store import load_results
+from hybridsched.experiments.store_read import load_results
 
 INSTANCES = Path(__file__).resolve().parents[1] / "instances" / "hybrid-deadline"
 METHODS = ("cdf", "cdf+ra", "ffd", "ffd+ra", "exact")

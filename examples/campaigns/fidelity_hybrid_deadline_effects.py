@@ -20,7 +20,7 @@ import sys
 import pandas as pd
 
 from hybridsched.experiments.paired import paired_effects
-from hybridsched.experiments.store import load_results
+from hybridsched.experiments.store_read import load_results
 
 #: (baseline label, variant labels, measure) compared per alpha.
 COMPARISONS: tuple[tuple[str, tuple[str, ...], str], ...] = (

@@ -12,6 +12,7 @@ from hybridsched.cli import ui
 from hybridsched.cli.app import EXIT_CODES, app
 from hybridsched.cli.options import Scheduler, Workers
 from hybridsched.errors import InputError
+from hybridsched.io.inputs import check_readable
 from hybridsched.io.outputs import (
     atomic_write_text,
     check_output_folder,
@@ -52,10 +53,11 @@ def campaign(
                                  "--workers", param_hint="'--workers'")
     if scheduler is not None:
         _check_address(scheduler)
+    check_readable([spec])  # before the campaign engine (pandas, pyarrow) is imported
     from hybridsched.cli.run_progress import RunProgress
     from hybridsched.experiments.campaign import run_campaign, version_changes
     from hybridsched.experiments.spec import load_spec
-    from hybridsched.experiments.store import check_resume
+    from hybridsched.experiments.store_read import check_resume
 
     loaded = load_spec(spec)  # before the output folder is made: a bad spec leaves nothing
     csv_target = None
@@ -84,7 +86,7 @@ def campaign(
             _interrupted(planned.get("summary"), folder)
             raise typer.Exit(130) from None
     if csv_target is not None:
-        from hybridsched.experiments.store import load_results
+        from hybridsched.experiments.store_read import load_results
 
         atomic_write_text(csv_target, load_results(folder).to_csv(index=False))
     _print_summary(summary.to_dict(), as_json)
@@ -166,7 +168,7 @@ def _refuse_in_store(path: Path, option: str, *, itself: bool) -> None:
 
     pyarrow reads a store's subfolders too, so a store or report in a store breaks it.
     """
-    from hybridsched.experiments.store import is_store
+    from hybridsched.experiments.store_format import is_store
 
     resolved = real_path(path, f"{option} {path}")
     for folder in [resolved] * itself + list(resolved.parents):
@@ -224,7 +226,8 @@ def report(
     """
     from hybridsched.experiments.report import write_report
     from hybridsched.experiments.runner import load_row_instance
-    from hybridsched.experiments.store import check_store_folder, load_results
+    from hybridsched.experiments.store_format import check_store_folder
+    from hybridsched.experiments.store_read import load_results
 
     check_store_folder(results)
     _refuse_overlap(output, "-o", results, "reports and results must not share folders")
@@ -278,7 +281,8 @@ def effects(
     if as_csv and as_json:
         raise typer.BadParameter("give --csv or --json, not both", param_hint="'--json'")
     from hybridsched.experiments.paired import paired_effects
-    from hybridsched.experiments.store import check_store_folder, load_results
+    from hybridsched.experiments.store_format import check_store_folder
+    from hybridsched.experiments.store_read import load_results
     from hybridsched.io.jsonio import dumps_strict
 
     check_store_folder(results)

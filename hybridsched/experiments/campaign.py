@@ -13,10 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from hybridsched import interrupt
+from hybridsched.experiments.campaign_model import Campaign
 from hybridsched.experiments.engine import Execution, Progress, execute
 from hybridsched.experiments.runs import MAX_RUNS, Run, plan_runs
-from hybridsched.experiments.spec import Campaign, load_spec
-from hybridsched.experiments.store import ResultStore, check_resume
+from hybridsched.experiments.spec import load_spec
+from hybridsched.experiments.store import ResultStore
+from hybridsched.experiments.store_read import check_resume
 from hybridsched.io.outputs import check_output_folder
 
 
@@ -45,7 +47,7 @@ def version_changes(records: list[dict[str, Any]]) -> list[str]:
     """How the versions that made stored runs differ from this process's, one line each.
 
     ``records`` are the store's provenance records (what
-    :func:`~hybridsched.experiments.store.check_resume` returns). Empty when
+    :func:`~hybridsched.experiments.store_read.check_resume` returns). Empty when
     every stored run was made with today's versions. Runs of other
     hybridsched code have other keys, so they are kept apart and run again;
     runs made with other library versions are not.
@@ -78,10 +80,10 @@ def run_campaign(spec: str | Path | Campaign, output: str | Path, *, mode: str =
     Parameters
     ----------
     spec:
-        A spec file or a :class:`~hybridsched.experiments.spec.Campaign`.
+        A spec file or a :class:`~hybridsched.experiments.campaign_model.Campaign`.
     output:
         The result store's folder (made if missing; see
-        :mod:`~hybridsched.experiments.store`).
+        :mod:`~hybridsched.experiments.store_format`).
     mode, workers, scheduler:
         Where runs execute (:func:`~hybridsched.experiments.engine.execute`).
     progress:

@@ -16,11 +16,12 @@ from typing import Any
 import pandas as pd
 
 from hybridsched.errors import InputError
+from hybridsched.experiments.campaign_model import MethodEntry
 from hybridsched.experiments.engine import Progress, execute
 from hybridsched.experiments.runner import FAILED
 from hybridsched.experiments.runs import plan_runs
 from hybridsched.experiments.sources import file_source
-from hybridsched.experiments.spec import MethodEntry, campaign_from_parts
+from hybridsched.experiments.spec import campaign_from_parts
 from hybridsched.experiments.tables import add_gaps
 from hybridsched.registry import check_options, check_run_settings, get_method
 from hybridsched.registry import methods as registered_methods

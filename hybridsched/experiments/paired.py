@@ -76,7 +76,7 @@ def paired_effects(runs: pd.DataFrame, baseline: str, *, measure: str = "objecti
     Parameters
     ----------
     runs:
-        A result store's rows (:func:`~hybridsched.experiments.store.load_results`).
+        A result store's rows (:func:`~hybridsched.experiments.store_read.load_results`).
     baseline:
         A ``method`` label of ``runs``, or a method name that has a single label.
     measure:

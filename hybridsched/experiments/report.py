@@ -1,7 +1,7 @@
 """Campaign reports: one Markdown file, one self-contained HTML file, PNG plots.
 
 :func:`write_report` reads the results table of
-:func:`hybridsched.experiments.store.load_results` and writes, per family,
+:func:`hybridsched.experiments.store_read.load_results` and writes, per family,
 the summary table of :func:`~hybridsched.experiments.profiles.summary_table`,
 what the gaps are measured against, the errors of failed runs, and the plots
 of :mod:`hybridsched.plots` (performance profiles on the objective

@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from hybridsched.experiments.runs import Run
-from hybridsched.families import Family
+from hybridsched.family import Family
 from hybridsched.provenance import code_version, provenance
 
 #: Status of a run that raised, ran other code, or lost its worker.
@@ -43,7 +43,7 @@ class Prepared:
 @functools.lru_cache(maxsize=8)
 def _prepare(source: Any) -> Prepared:
     # A worker runs the methods of one instance in a row: load and bound it once.
-    from hybridsched.experiments.runs import _hash
+    from hybridsched.experiments.runs import hash_instance
     from hybridsched.experiments.sources import load_cached
 
     family, instance = load_cached(source)
@@ -54,7 +54,7 @@ def _prepare(source: Any) -> Prepared:
         except Exception:  # a bound is a convenience; the runs still count without it
             bound = None
     name = getattr(instance, "name", None) or source.label()
-    return Prepared(_hash(json.loads(source.identity())), family, instance, str(name),
+    return Prepared(hash_instance(source), family, instance, str(name),
                     family.size(instance) if family.size is not None else 0,
                     dict(family.reference(instance) or {}), bound)
 

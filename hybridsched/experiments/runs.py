@@ -17,16 +17,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hybridsched.experiments.campaign_model import MAX_RUNS, Campaign, MethodEntry
 from hybridsched.experiments.sources import InstanceSource
-from hybridsched.experiments.spec import MAX_RUNS, Campaign, MethodEntry
 from hybridsched.provenance import code_version
 
-__all__ = ["MAX_RUNS", "Run", "code_version", "plan_runs", "run_key"]
+__all__ = ["MAX_RUNS", "Run", "code_version", "hash_instance", "plan_runs", "run_key"]
 
 
 def _hash(payload: Any) -> str:
     text = json.dumps(payload, sort_keys=True, separators=(",", ":"), allow_nan=False)
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def hash_instance(source: InstanceSource) -> str:
+    """The instance hash of ``source``: SHA-256 of its content identity.
+
+    The identity (:meth:`~hybridsched.experiments.sources.InstanceSource.identity`)
+    never holds the path, so the same instance found twice has one hash.
+    """
+    return _hash(json.loads(source.identity()))
 
 
 @dataclass(frozen=True)
@@ -92,7 +101,7 @@ def plan_runs(campaign: Campaign, version: str | None = None) -> Iterator[Run]:
         by_family.setdefault(entry.family, []).append(entry)
     seen: set[str] = set()
     for source in campaign.sources:
-        instance_hash = _hash(json.loads(source.identity()))
+        instance_hash = hash_instance(source)
         for entry in by_family.get(source.family, ()):
             for seed in entry.seeds:
                 for replication in range(entry.replications):

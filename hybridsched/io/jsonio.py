@@ -26,6 +26,7 @@ from pydantic import BaseModel, ValidationError
 
 from hybridsched.errors import InputError
 from hybridsched.io.documents import MAX_INPUT_BYTES, MAX_JSON_DEPTH
+from hybridsched.io.inputs import unreadable
 from hybridsched.io.outputs import atomic_write_text
 from hybridsched.stdio import program_stdout
 
@@ -47,13 +48,8 @@ def read_bytes(path: str | Path, limit: int = MAX_INPUT_BYTES) -> bytes:
     try:
         with open(path, "rb") as handle:
             data = handle.read(limit + 1)
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a folder, not a file") from None
     except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.__class__.__name__}: "
-                         f"{exc.strerror or exc})") from None
+        raise unreadable(path, exc) from None
     if len(data) > limit:
         raise InputError(f"{path}: larger than {limit} bytes, the most this reader accepts")
     return data

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from hybridsched import run_method
+from hybridsched.bot_sites.bounds import min_cost
 from hybridsched.bot_sites.checker import check, evaluate
 from hybridsched.bot_sites.generator import generate, table2_inconsistent
 from hybridsched.bot_sites.instance import Instance
-from hybridsched.models.bot_bounds import min_cost
 from hybridsched.models.bot_makespan_build import restricted
 from hybridsched.models.bot_pareto import ParetoFront, ParetoPoint, _non_dominated, pareto_front
 from hybridsched.models.bot_pareto_report import pareto_report

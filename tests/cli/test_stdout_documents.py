@@ -40,6 +40,7 @@ from hybridsched.cli import run
 from hybridsched.registry import methods as registered_methods
 from hybridsched.storage import load_instance
 from tests.cli.noisy_methods import EARLY_MARKER, MARKERS, ON_IMPORT, PREFIX
+from tests.registry_snapshot import restored_registry
 
 ROOT = Path(__file__).resolve().parents[2]
 INSTANCES = ROOT / "instances"
@@ -174,15 +175,9 @@ def instance_of(pull_file):
 @pytest.fixture
 def noisy_method():
     """Register ``test-noisy`` in this process for one test, then restore the registry."""
-    from hybridsched import registry
-
-    for family in family_names():  # the built-in methods are registered before the snapshot
-        registry.methods(family)
-    saved = {family: dict(found) for family, found in registry._METHODS.items()}
-    runpy.run_path(str(NOISY))
-    yield "test-noisy"
-    registry._METHODS.clear()
-    registry._METHODS.update(saved)
+    with restored_registry():
+        runpy.run_path(str(NOISY))
+        yield "test-noisy"
 
 
 @pytest.fixture

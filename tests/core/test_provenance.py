@@ -53,7 +53,7 @@ def test_store_rows_and_report_record_versions_and_a_resume_warns_of_changes(
     spec, store, report = _spec(tmp_path), tmp_path / "store", tmp_path / "report"
     code, _, err = cli("campaign", spec, "-o", store, "--serial")
     assert code == 0 and "warning" not in err
-    from hybridsched.experiments.store import read_store
+    from hybridsched.experiments.store_read import read_store
 
     rows = read_store(store).to_pylist()
     assert len(rows) == 2 and all(json.loads(r["versions"]) == provenance() for r in rows)

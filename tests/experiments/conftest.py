@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.registry_snapshot import restored_registry
+
 HERE = Path(__file__).resolve().parent
 FAULTY = HERE / "faulty_methods.py"
 INSTANCES = HERE.parents[1] / "instances"
@@ -41,18 +43,19 @@ def write_spec(folder: Path, *, methods: list[str] | None = None, tasks=(6, 9), 
 def _forget_plugins():
     """Unregister plugin methods after each module (a leaked ``test-crash`` would be run
     by a later ``compare`` of every method, and kill the test process)."""
-    from hybridsched import registry
-    from hybridsched.catalogue import family_names
-
-    family_names()  # registers the built-in methods before the snapshot
-    saved = {family: dict(methods) for family, methods in registry._METHODS.items()}
     modules = set(sys.modules)
-    yield
-    registry._METHODS.clear()
-    registry._METHODS.update(saved)
+    with restored_registry():
+        yield
     for name in set(sys.modules) - modules:
         if name.startswith("hybridsched_plugin_"):
             del sys.modules[name]
+
+
+@pytest.fixture
+def scratch_registry():
+    """Methods a test registers disappear after it."""
+    with restored_registry():
+        yield
 
 
 @pytest.fixture(scope="session")

@@ -773,7 +773,7 @@ def test_a_cut_journal_line_is_dropped_with_a_warning(tmp_path, cli):
     code, _, err = cli("report", folder, "-o", tmp_path / "rep")
     assert code == 0, err
     assert "warning: " in err and "_journal-dead.jsonl:2: dropped a run cut short" in err
-    from hybridsched.experiments.store import load_results
+    from hybridsched.experiments.store_read import load_results
 
     assert "whole" in set(load_results(folder)["key"]) and "cut" not in set(
         load_results(folder)["key"])
@@ -869,7 +869,7 @@ name = "fcfs"
     code, _, err = cli("report", out, "-o", tmp_path / "rep", "--gantt")
     assert code == 0 and "warning" not in err, err
     assert (tmp_path / "rep" / "report.html").stat().st_size > 0
-    from hybridsched.experiments.store import load_results
+    from hybridsched.experiments.store_read import load_results
 
     table = load_results(out)
     assert len(table) == summary["planned"] and table["key"].is_unique

@@ -9,9 +9,9 @@ import math
 import pandas as pd
 import pytest
 
+from hybridsched.catalogue import get_family
 from hybridsched.experiments.campaign import run_campaign
-from hybridsched.experiments.store import load_results
-from hybridsched.families import get_family
+from hybridsched.experiments.store_read import load_results
 from hybridsched.storage import load_instance
 
 from .conftest import INSTANCES, write_spec

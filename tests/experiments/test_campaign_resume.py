@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from hybridsched.experiments.campaign import run_campaign
-from hybridsched.experiments.store import load_results, read_store
+from hybridsched.experiments.store_read import load_results, read_store
 
 from .conftest import write_spec
 

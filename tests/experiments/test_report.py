@@ -2,7 +2,7 @@
 
 :func:`realistic_table` runs real methods on the bundled instances and
 assembles the rows of the results table (the schema of
-``hybridsched.experiments.store.load_results``); the other test modules of
+``hybridsched.experiments.store_read.load_results``); the other test modules of
 this folder reuse it.
 """
 

@@ -13,19 +13,21 @@ import pytest
 
 from hybridsched import registry
 from hybridsched.errors import InputError
+from hybridsched.experiments.file_cache import sha256_file
 from hybridsched.experiments.plugins import import_plugins
-from hybridsched.experiments.sources import (
+from hybridsched.experiments.source_options import (
     GENERATOR_FAMILIES,
     IMPORTERS,
-    InstanceSource,
     OptionError,
     check_generator_options,
     check_importer_options,
+)
+from hybridsched.experiments.sources import (
+    InstanceSource,
     file_source,
     generator_source,
     import_source,
     load_cached,
-    sha256_file,
 )
 from hybridsched.io.jsonio import dumps_strict
 from hybridsched.io.shared_data import BRAUN_FOLDER, shared_data_path
@@ -278,13 +280,6 @@ def echo(instance, *, seed=None, time_limit=None):
 '''
 
 
-@pytest.fixture
-def scratch_registry(monkeypatch):
-    """Methods a test registers disappear after it."""
-    for family, known in list(registry._METHODS.items()):
-        monkeypatch.setitem(registry._METHODS, family, dict(known))
-
-
 def test_plugin_registers_a_method_once(tmp_path, scratch_registry):
     plugin = tmp_path / "echo.py"
     plugin.write_text(ECHO)
@@ -337,7 +332,7 @@ def test_a_tree_option_is_spec_relative_checked_up_front_and_keyed_by_content(tm
 def test_gang_generator_sources_take_the_workload_readings():
     from typing import get_args
 
-    from hybridsched.experiments.sources import GangOptions
+    from hybridsched.experiments.source_options import GangOptions
     from hybridsched.gang.generator import READINGS
 
     plain = generator_source("gang", {"jobs": 20}, seed=1).load()[1]
@@ -354,7 +349,7 @@ def test_gang_generator_sources_take_the_workload_readings():
 
 def test_sources_cut_from_one_swf_trace_parse_it_once(tmp_path, monkeypatch):
     import hybridsched.io.swf as swf_module
-    from hybridsched.experiments import sources as sources_module
+    from hybridsched.experiments import file_cache
     from hybridsched.experiments.sources import import_source
 
     path = tmp_path / "t.swf"
@@ -363,7 +358,7 @@ def test_sources_cut_from_one_swf_trace_parse_it_once(tmp_path, monkeypatch):
     calls = []
     real = swf_module.read_swf
     monkeypatch.setattr(swf_module, "read_swf", lambda p: calls.append(p) or real(p))
-    sources_module._read_swf.cache_clear()
+    file_cache._read_swf.cache_clear()
     windows = [import_source("swf", path, {"skip": k, "limit": 2}).load()[1].task_ids
                for k in (0, 2, 4)]
     assert windows == [("r1", "r2"), ("r3", "r4"), ("r5", "r6")] and len(calls) == 1

@@ -8,15 +8,10 @@ from pathlib import Path
 import pytest
 
 from hybridsched.errors import InputError
+from hybridsched.experiments.campaign_model import MAX_RUNS, Campaign, MethodEntry
 from hybridsched.experiments.sources import InstanceSource, file_source, generator_source
-from hybridsched.experiments.spec import (
-    MAX_RUNS,
-    Campaign,
-    MethodEntry,
-    campaign_from_parts,
-    load_spec,
-)
-from hybridsched.experiments.toml_lines import key_lines, line_of
+from hybridsched.experiments.spec import campaign_from_parts, load_spec
+from hybridsched.io.toml_lines import key_lines, line_of
 
 INSTANCES = Path(__file__).parents[2] / "instances"
 HD_GLOB = str(INSTANCES / "hybrid-deadline" / "*.json")
@@ -175,11 +170,7 @@ def test_preset_makes_one_instance(tmp_path):
     assert source.seed is None and source.load()[1].name == "gmo-table2-inconsistent"
 
 
-def test_plugin_methods_can_be_used(tmp_path, monkeypatch):
-    from hybridsched import registry
-
-    for family, known in list(registry._METHODS.items()):
-        monkeypatch.setitem(registry._METHODS, family, dict(known))
+def test_plugin_methods_can_be_used(tmp_path, scratch_registry):
     (tmp_path / "plugin.py").write_text(
         "from hybridsched.heuristics.cdf import cdf\n"
         "from hybridsched.registry import register_method\n"

@@ -11,7 +11,9 @@ import pytest
 
 from hybridsched.errors import InputError
 from hybridsched.experiments import store as store_module
-from hybridsched.experiments.store import ResultStore, load_results, read_store
+from hybridsched.experiments import store_format, store_read
+from hybridsched.experiments.store import ResultStore
+from hybridsched.experiments.store_read import load_results, read_store
 
 
 def _row(key: str, **values) -> dict:
@@ -67,7 +69,7 @@ def test_a_merge_cut_short_is_finished_by_the_next_writer(tmp_path, monkeypatch)
     names = sorted(p.name for p in tmp_path.glob("part-*.parquet"))
     assert len(names) == 1 and names[0] not in old
     metadata = pq.read_schema(tmp_path / names[0]).metadata or {}
-    replaced = json.loads(metadata[store_module.REPLACES])
+    replaced = json.loads(metadata[store_format.REPLACES])
     assert replaced and not any((tmp_path / name).exists() for name in replaced)
     assert sorted(pd.read_parquet(tmp_path)["key"]) == ["a", "b"]
 
@@ -96,7 +98,7 @@ def test_parts_of_another_column_set_read_with_the_store_schema(tmp_path):
     new = pa_table([_row("c")]).append_column("a_later_column", pa.array(["x"]))
     pq.write_table(new, tmp_path / "part-0-new.parquet")
     table = read_store(tmp_path)
-    assert table.schema == store_module.SCHEMA
+    assert table.schema == store_format.SCHEMA
     assert sorted(table.column("key").to_pylist()) == ["a", "b", "c"]
     with ResultStore(tmp_path) as store:  # a resume merges them
         assert store.keys() == {"a", "b", "c"}
@@ -106,24 +108,24 @@ def test_parts_of_another_column_set_read_with_the_store_schema(tmp_path):
 def test_a_reader_tries_again_when_a_running_campaign_moves_files(tmp_path, monkeypatch):
     with ResultStore(tmp_path) as store:
         store.add([_row("a")])
-    real, calls = store_module._read_once, []
+    real, calls = store_read._read_once, []
 
     def moving(folder, warn, columns=None):
         calls.append(1)
         if len(calls) < 3:
-            raise store_module._VanishedError(folder / "part-gone.parquet")
+            raise store_format.VanishedError(folder / "part-gone.parquet")
         return real(folder, warn, columns)
 
-    monkeypatch.setattr(store_module, "_read_once", moving)
+    monkeypatch.setattr(store_read, "_read_once", moving)
     assert read_store(tmp_path).num_rows == 1 and len(calls) == 3
     calls.clear()
-    monkeypatch.setattr(store_module, "READ_ATTEMPTS", 2)
+    monkeypatch.setattr(store_read, "READ_ATTEMPTS", 2)
     with pytest.raises(InputError, match="part-gone.parquet: vanished while the store was read"):
         read_store(tmp_path)
 
 
 def test_check_resume_knows_the_campaign_of_rows_or_of_the_spec_copy(tmp_path):
-    from hybridsched.experiments.store import check_resume, stored_campaigns
+    from hybridsched.experiments.store_read import check_resume, stored_campaigns
 
     assert stored_campaigns(tmp_path / "new") == []
     check_resume(tmp_path / "new", "any")  # a new folder takes any campaign
@@ -140,4 +142,4 @@ def test_check_resume_knows_the_campaign_of_rows_or_of_the_spec_copy(tmp_path):
 
 
 def pa_table(rows: list[dict]):
-    return store_module._to_table(rows)
+    return store_format.rows_table(rows)

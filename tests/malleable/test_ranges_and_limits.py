@@ -185,7 +185,7 @@ def test_a_job_that_cannot_end_in_the_time_range_is_refused_when_read() -> None:
 
 
 def test_a_campaign_spec_checks_the_vm_count_limit_before_any_run(tmp_path) -> None:
-    from hybridsched.experiments.sources import check_generator_options
+    from hybridsched.experiments.source_options import check_generator_options
 
     config = tmp_path / "sky.toml"
     config.write_text('fanout = [1]\n[[leaves]]\ntype = "cloud"\ncpus = 1\nprice = 60\n'

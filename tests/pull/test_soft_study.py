@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from hybridsched.errors import InputError
-from hybridsched.pull.soft import strategies
-from hybridsched.pull.soft_spec import SoftSpec, StudyTable, campaign_text, load_soft_spec
-from hybridsched.pull.soft_study import run_soft
+from hybridsched.experiments.soft import strategies
+from hybridsched.experiments.soft_spec import SoftSpec, StudyTable, campaign_text, load_soft_spec
+from hybridsched.experiments.soft_study import run_soft
 
 SMALL = """
 [study]

@@ -47,12 +47,12 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from hybridsched.errors import InputError
-from hybridsched.experiments.toml_lines import load_model, located
 from hybridsched.io.documents import integer, number
+from hybridsched.io.toml_lines import load_model, located
 from hybridsched.pull.schema import MAX_UNITS
 
 if TYPE_CHECKING:
-    from hybridsched.experiments.spec import Campaign
+    from hybridsched.experiments.campaign_model import Campaign
 
 Fraction = number(gt=0, le=1)
 #: Longest study name.
@@ -150,8 +150,8 @@ def _toml(text: str) -> str:
 
 def campaign_text(spec: SoftSpec) -> str:
     """The campaign spec (TOML) running every strategy of ``spec`` on every seed."""
+    from hybridsched.experiments.soft import strategies
     from hybridsched.pull.generator import parse_dcis
-    from hybridsched.pull.soft import strategies
 
     study = spec.study
     chosen = [s for s in strategies()

@@ -35,9 +35,9 @@ from typing import Any
 import pandas as pd
 
 from hybridsched.errors import InputError
+from hybridsched.experiments.soft import filter2, satisfaction, table10
+from hybridsched.experiments.soft_spec import SoftSpec, load_soft_spec, soft_campaign
 from hybridsched.pull.generator import parse_dcis
-from hybridsched.pull.soft import filter2, satisfaction, table10
-from hybridsched.pull.soft_spec import SoftSpec, load_soft_spec, soft_campaign
 
 #: Store folder and table files inside a results folder.
 RUNS, CAMPAIGN = "runs", "campaign.toml"
@@ -116,7 +116,7 @@ def strategy_results(store: Path, keys: set[str] | None = None
 
     ``keys``: only the rows of these runs (default: every row of the store).
     """
-    from hybridsched.experiments.store import load_results
+    from hybridsched.experiments.store_read import load_results
 
     table = load_results(store)
     if keys is not None and len(table):
