@@ -168,7 +168,7 @@ def _refuse_in_store(path: Path, option: str, *, itself: bool) -> None:
 
     pyarrow reads a store's subfolders too, so a store or report in a store breaks it.
     """
-    from hybridsched.experiments.store_format import is_store
+    from hybridsched.experiments.store_layout import is_store
 
     resolved = real_path(path, f"{option} {path}")
     for folder in [resolved] * itself + list(resolved.parents):
@@ -224,12 +224,13 @@ def report(
     run time against instance size with the fitted exponent, makespan/cost
     points with their non-dominated set, and with --gantt a Gantt chart.
     """
+    from hybridsched.experiments.store_layout import check_store_folder
+
+    check_store_folder(results)  # before the readers (pandas, pyarrow) are imported
     from hybridsched.experiments.report import write_report
     from hybridsched.experiments.runner import load_row_instance
-    from hybridsched.experiments.store_format import check_store_folder
     from hybridsched.experiments.store_read import load_results
 
-    check_store_folder(results)
     _refuse_overlap(output, "-o", results, "reports and results must not share folders")
     _check_store_folder(output)
     _refuse_in_store(output, "-o", itself=True)  # another store
@@ -280,12 +281,13 @@ def effects(
     """
     if as_csv and as_json:
         raise typer.BadParameter("give --csv or --json, not both", param_hint="'--json'")
+    from hybridsched.experiments.store_layout import check_store_folder
+
+    check_store_folder(results)  # before the readers (pandas, pyarrow) are imported
     from hybridsched.experiments.paired import paired_effects
-    from hybridsched.experiments.store_format import check_store_folder
     from hybridsched.experiments.store_read import load_results
     from hybridsched.io.jsonio import dumps_strict
 
-    check_store_folder(results)
     target = None if plot is None else check_output_path(plot, "--plot", kind="plot")
     table = paired_effects(load_results(results, warn=ui.warn), baseline, measure=measure,
                            larger_is_better=larger_is_better, relative=not absolute,

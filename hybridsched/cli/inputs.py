@@ -21,6 +21,7 @@ from hybridsched.cli.options import (
     finite,
 )
 from hybridsched.cli.simulating import InstanceName, save_instance_file
+from hybridsched.io.inputs import check_readable
 from hybridsched.io.limits import MAX_PROCESSORS, MAX_TASKS, MAX_TIGHTNESS
 from hybridsched.io.outputs import check_output_path
 
@@ -176,6 +177,7 @@ def import_swf(
     hybrid-deadline (default): one record per task (or job, or window);
     gang (--family gang): one record per parallel job, on --vms identical VMs.
     """
+    check_readable([trace])
     from hybridsched.hybrid_deadline.trace import instance_from_trace
     from hybridsched.io.swf import read_swf
 
@@ -222,6 +224,7 @@ def import_etc(
     output: RequiredOutput,
 ) -> None:
     """Build a bot-sites instance from a Braun et al. ETC matrix (one task per BoT)."""
+    check_readable([etc_file])
     from hybridsched.io.etc import read_etc
 
     target = check_output_path(output, "-o", inputs=[etc_file], allow_stdout=True)

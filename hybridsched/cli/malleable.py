@@ -22,6 +22,7 @@ from hybridsched.cli.simulating import (
     show,
     simulate,
 )
+from hybridsched.io.inputs import check_readable
 from hybridsched.io.outputs import check_output_path
 
 #: Most jobs ``generate malleable`` and ``simulate malleable`` accept.
@@ -119,6 +120,7 @@ def simulate_malleable(
     The seed draws the generated workload and round robin's choices. The
     schedule file passes 'hybridsched validate INSTANCE SCHEDULE'.
     """
+    check_readable([instance_file] if instance_file is not None else [])
     from hybridsched.malleable.checker import utilisation
 
     instance, result = simulate(
@@ -147,6 +149,7 @@ def draw_tree(
     = None,
 ) -> None:
     """Validate an agent tree, print its size and messages per decision, and draw it."""
+    check_readable([config])
     from hybridsched.heuristics.agent_tree import compile_tree
     from hybridsched.malleable.tree import to_digraph
     from hybridsched.malleable.tree_config import load_platform

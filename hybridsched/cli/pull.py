@@ -24,6 +24,7 @@ from hybridsched.cli.simulating import (
     simulate,
 )
 from hybridsched.errors import InputError
+from hybridsched.io.inputs import check_readable
 from hybridsched.io.limits import MAX_PULL_UNITS as MAX_UNITS
 from hybridsched.io.outputs import check_output_path
 
@@ -76,7 +77,7 @@ class Preference(StrEnum):
 
 def _dcis(text: str) -> str:
     """Check a DCI list while the command line is parsed (before any file is read)."""
-    from hybridsched.pull.generator import parse_dcis
+    from hybridsched.pull.schema import parse_dcis
 
     try:
         parse_dcis(text)
@@ -98,7 +99,8 @@ GENERATOR_OPTIONS = ("units", "dci", "capacity", "behaviour")
 
 def _generate(units: int, dci: str, seed: int, capacity: float, behaviour: Behaviour,
               name: str | None = None) -> Any:
-    from hybridsched.pull.generator import generate, parse_dcis
+    from hybridsched.pull.generator import generate
+    from hybridsched.pull.schema import parse_dcis
 
     return generate(units, parse_dcis(dci), seed, capacity=capacity, behaviour=behaviour.value,
                     name=name)
@@ -171,6 +173,7 @@ def simulate_pull(
     from hybridsched.registry import check_options, get_method
 
     get_method("pull", method)  # an unknown method is bad input, before anything runs
+    check_readable([instance_file] if instance_file is not None else [])
     from hybridsched.heuristics.pull_promethee import FCFS_OPTIONS, OPTIONS
 
     given_promethee = generator_options_given(ctx, OPTIONS)
@@ -234,7 +237,7 @@ def import_fta(
     Each host gets a CPU, price and error probability drawn for its DCI
     (Tables 3 and 4); the instance runs with 'hybridsched simulate pull FILE'.
     """
-    from hybridsched.pull.generator import parse_dcis
+    from hybridsched.pull.schema import parse_dcis
     from hybridsched.pull.traces import instance_from_traces
 
     dcis = parse_dcis(dci)

@@ -72,6 +72,7 @@ def simulate(family_name: str, method: str, *, instance_file: Path | None,
     Returns the instance and the checked :class:`~hybridsched.result.Result`.
     """
     from hybridsched.catalogue import get_family
+    from hybridsched.io.inputs import check_readable
     from hybridsched.registry import run_method
     from hybridsched.storage import load_instance
 
@@ -86,6 +87,7 @@ def simulate(family_name: str, method: str, *, instance_file: Path | None,
                               == real_path(targets["--save-instance"],
                                            f"--save-instance {save_instance}")):
         raise InputError("-o and --save-instance name the same file")
+    check_readable(inputs)  # before the family's modules (numpy) are imported
     family = get_family(family_name)
     if instance_file is not None:
         found, instance = load_instance(instance_file)

@@ -23,6 +23,7 @@ from hybridsched.cli.options import (
     method_list,
 )
 from hybridsched.errors import InputError
+from hybridsched.io.inputs import check_readable
 from hybridsched.io.outputs import atomic_write_bytes, check_output_path
 
 
@@ -144,6 +145,7 @@ def validate(instance_file: Instance, solution_file: SolutionFile) -> None:
     """
     from hybridsched.storage import load_instance
 
+    check_readable([instance_file, solution_file])
     family, instance = load_instance(instance_file)
     solution = read_solution(solution_file, family, instance)
     violations = family.check(instance, solution)
@@ -208,6 +210,7 @@ def compare(
     if as_csv and as_json:
         raise typer.BadParameter("give --csv or --json, not both", param_hint="'--json'")
     names = method_list(methods_)
+    check_readable(files)  # before the campaign engine (pandas, pyarrow) is imported
     from hybridsched.cli.run_progress import RunProgress
     from hybridsched.experiments.compare import compare as run_compare
     from hybridsched.io.jsonio import dumps_strict

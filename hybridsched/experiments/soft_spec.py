@@ -119,7 +119,8 @@ class SoftSpec(_Strict):
 
 def load_soft_spec(path: str | Path) -> SoftSpec:
     """Read and check a spec; errors are one line ``SPEC:LINE: key: reason``."""
-    from hybridsched.pull.generator import check_capacity, parse_dcis
+    from hybridsched.pull.generator import check_capacity
+    from hybridsched.pull.schema import parse_dcis
 
     spec, text = load_model(SoftSpec, path)
     study = spec.study
@@ -151,7 +152,7 @@ def _toml(text: str) -> str:
 def campaign_text(spec: SoftSpec) -> str:
     """The campaign spec (TOML) running every strategy of ``spec`` on every seed."""
     from hybridsched.experiments.soft import strategies
-    from hybridsched.pull.generator import parse_dcis
+    from hybridsched.pull.schema import parse_dcis
 
     study = spec.study
     chosen = [s for s in strategies()

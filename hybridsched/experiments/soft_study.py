@@ -37,7 +37,7 @@ import pandas as pd
 from hybridsched.errors import InputError
 from hybridsched.experiments.soft import filter2, satisfaction, table10
 from hybridsched.experiments.soft_spec import SoftSpec, load_soft_spec, soft_campaign
-from hybridsched.pull.generator import parse_dcis
+from hybridsched.pull.schema import parse_dcis
 
 #: Store folder and table files inside a results folder.
 RUNS, CAMPAIGN = "runs", "campaign.toml"

@@ -317,8 +317,8 @@ def _check_gang(parsed: GangOptions) -> None:
 
 def _check_pull(parsed: PullOptions) -> None:
     """DCI names and the host count the capacity needs (the pull generator's limits)."""
-    from hybridsched.pull.generator import BEG_CPU, IDG_CPU, parse_dcis
-    from hybridsched.pull.schema import MAX_HOSTS
+    from hybridsched.pull.generator import BEG_CPU, IDG_CPU
+    from hybridsched.pull.schema import MAX_HOSTS, parse_dcis
 
     try:
         dcis = parse_dcis(parsed.dci)

@@ -205,7 +205,7 @@ class InstanceSource:
                                  arrivals=parsed.arrivals, integers=parsed.integers)
         if isinstance(parsed, PullOptions):
             from hybridsched.pull.generator import generate as generate_pull
-            from hybridsched.pull.generator import parse_dcis
+            from hybridsched.pull.schema import parse_dcis
 
             return generate_pull(parsed.units, parse_dcis(parsed.dci), self._seed(),
                                  capacity=parsed.capacity,

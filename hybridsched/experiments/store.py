@@ -33,21 +33,23 @@ import pyarrow.parquet as pq
 from hybridsched.errors import InputError
 from hybridsched.experiments.store_format import (
     COLUMNS,
-    MARKER,
     REPLACES,
     SCHEMA,
-    SPEC_COPY,
-    STORE_FORMAT,
     VanishedError,
-    check_marker,
-    is_store,
-    journal_files,
     journal_rows,
-    part_files,
     read_parts,
     rows_table,
     unique_keys,
     write_part,
+)
+from hybridsched.experiments.store_layout import (
+    MARKER,
+    SPEC_COPY,
+    STORE_FORMAT,
+    check_marker,
+    is_store,
+    journal_files,
+    part_files,
 )
 from hybridsched.io.outputs import atomic_write_text
 

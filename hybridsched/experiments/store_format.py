@@ -1,6 +1,6 @@
-"""The files of a result store: its layout and schema, and each file read or written, checked.
+"""The files of a result store: its schema, and each part or journal read or written, checked.
 
-Layout of ``DIR``::
+Layout of ``DIR`` (folder and marker checked by :mod:`~hybridsched.experiments.store_layout`)::
 
     DIR/_store.json              marks the folder as a result store
     DIR/_campaign.toml           the spec of the latest campaign run into it
@@ -37,12 +37,6 @@ import pyarrow.parquet as pq
 
 from hybridsched.errors import InputError
 
-#: Marker file of a result store.
-MARKER = "_store.json"
-#: What the marker says.
-STORE_FORMAT = {"format": "hybridsched-results", "version": 1}
-#: Copy of the spec of the latest campaign.
-SPEC_COPY = "_campaign.toml"
 #: Parquet metadata key of a merged part: the part files it replaces (JSON list).
 REPLACES = b"hybridsched.replaces"
 
@@ -77,42 +71,8 @@ NON_NEGATIVE = ("instance_size", "seed", "replication", "time_limit", "runtime_s
 JSON_OBJECTS = ("metrics", "versions")
 
 
-def is_store(folder: Path) -> bool:
-    """Whether ``folder`` holds a result store."""
-    return (folder / MARKER).is_file()
-
-
 class VanishedError(Exception):
     """A file of the store went away while it was read (a running campaign merged it)."""
-
-
-def check_marker(folder: Path) -> None:
-    """Refuse a marker file that is not a result store's (one line naming it)."""
-    path = folder / MARKER
-    try:
-        marker = json.loads(path.read_bytes())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) else "not JSON"
-        raise InputError(f"{path}: not the marker of a result store ({reason})") from None
-    version = marker.get("version") if isinstance(marker, dict) else None
-    if not isinstance(marker, dict) or marker.get("format") != STORE_FORMAT["format"]:
-        raise InputError(f"{path}: not the marker of a result store (expected "
-                         f"{json.dumps(STORE_FORMAT)})")
-    if (isinstance(version, bool) or not isinstance(version, int)
-            or not 1 <= version <= STORE_FORMAT["version"]):
-        raise InputError(f"{path}: result store version {version!r}, this hybridsched reads "
-                         f"versions 1 to {STORE_FORMAT['version']} (a newer hybridsched "
-                         "wrote it?)")
-
-
-def part_files(folder: Path) -> list[Path]:
-    """The parts of the store in ``folder``, oldest first."""
-    return sorted(folder.glob("part-*.parquet"))
-
-
-def journal_files(folder: Path) -> list[Path]:
-    """The journals of the store in ``folder`` (one per writer that has not finished)."""
-    return sorted(folder.glob("_journal-*.jsonl"))
 
 
 def journal_rows(path: Path, warn: Callable[[str], None] | None = None
@@ -329,23 +289,3 @@ def unique_keys(table: pa.Table) -> pa.Table:
     seen: set[str] = set()
     keep = [i for i, key in enumerate(keys) if not (key in seen or seen.add(key))]
     return table if len(keep) == len(keys) else table.take(keep)
-
-
-
-def check_store_folder(folder: str | Path) -> Path:
-    """``folder`` if it is a result store (its marker is checked; its files are not read).
-
-    Raises
-    ------
-    InputError
-        Naming the folder: missing, a file, or not a result store.
-    """
-    folder = Path(folder)
-    if not folder.is_dir():
-        raise InputError(f"{folder}: " + ("is a file, not a result store (a folder)"
-                                          if folder.exists() else "no such folder"))
-    if not is_store(folder):
-        raise InputError(f"{folder}: not a result store (no {MARKER}; "
-                         "'hybridsched campaign SPEC -o FOLDER' makes one)")
-    check_marker(folder)
-    return folder

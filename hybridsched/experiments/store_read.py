@@ -20,16 +20,18 @@ import pyarrow as pa
 
 from hybridsched.errors import InputError
 from hybridsched.experiments.store_format import (
-    SPEC_COPY,
     VanishedError,
-    check_store_folder,
-    is_store,
-    journal_files,
     journal_rows,
-    part_files,
     read_parts,
     rows_table,
     unique_keys,
+)
+from hybridsched.experiments.store_layout import (
+    SPEC_COPY,
+    check_store_folder,
+    is_store,
+    journal_files,
+    part_files,
 )
 
 #: Most attempts at reading a store whose files a running campaign renames or merges.

@@ -39,7 +39,7 @@ import numpy as np
 
 from hybridsched.errors import InputError
 from hybridsched.pull.instance import BEHAVIOURS, DCIS, Behaviour, Instance
-from hybridsched.pull.schema import MAX_HOSTS, MAX_TIME, MAX_UNITS
+from hybridsched.pull.schema import MAX_HOSTS, MAX_TIME, MAX_UNITS, check_dcis
 
 HOUR = 3600.0
 IDG_CPU = tuple(range(50, 401, 50))
@@ -100,16 +100,6 @@ def host_attributes(rng: np.random.Generator, dci: str) -> tuple[float, float, f
     return cpu, price, error
 
 
-def check_dcis(dcis: Sequence[str]) -> None:
-    """One-line :class:`InputError` for an empty, unknown or repeated DCI list."""
-    unknown = [d for d in dcis if d not in DCIS]
-    if unknown or not dcis:
-        raise InputError(f"dci: choose among {', '.join(DCIS)} (got "
-                         f"{', '.join(dcis) or 'none'}): an infrastructure is needed")
-    if len(set(dcis)) != len(dcis):
-        raise InputError(f"dci: {', '.join(dcis)} names a DCI twice")
-
-
 def check_capacity(capacity: float, dcis: Sequence[str]) -> None:
     """One-line :class:`InputError` for a capacity that is not finite and > 0, or too large.
 
@@ -121,13 +111,6 @@ def check_capacity(capacity: float, dcis: Sequence[str]) -> None:
     if capacity / min(BEG_CPU[0], IDG_CPU[0]) * len(dcis) > MAX_HOSTS:
         raise InputError(f"capacity: {capacity:g} per DCI could need more than {MAX_HOSTS:,} "
                          "hosts")
-
-
-def parse_dcis(text: str) -> tuple[str, ...]:
-    """DCIs from a comma-separated list (``"idg,cloud"``), checked by :func:`check_dcis`."""
-    dcis = tuple(d.strip().lower() for d in text.split(",") if d.strip())
-    check_dcis(dcis)
-    return dcis
 
 
 def generate(units: int = 2000, dcis: Sequence[str] = DCIS, seed: int = 0, *,

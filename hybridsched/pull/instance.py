@@ -22,8 +22,7 @@ from typing import Any
 
 import numpy as np
 
-#: The three kinds of distributed computing infrastructure of the paper.
-DCIS = ("idg", "cloud", "beg")
+from hybridsched.pull.schema import DCIS
 
 
 @dataclass(frozen=True)

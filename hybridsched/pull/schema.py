@@ -24,10 +24,12 @@ which ``validate`` compares with the schedule.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Literal
 
 from pydantic import Field
 
+from hybridsched.errors import InputError
 from hybridsched.io.documents import (
     Identifier,
     InstanceHeader,
@@ -37,7 +39,12 @@ from hybridsched.io.documents import (
     number,
 )
 from hybridsched.io.limits import MAX_PULL_SECONDS, MAX_PULL_TASKS, MAX_PULL_UNITS
-from hybridsched.pull.solution import OUTCOMES
+
+#: The three kinds of distributed computing infrastructure of the paper.
+DCIS = ("idg", "cloud", "beg")
+
+#: Outcomes of a task, in the order of their integer codes (:mod:`.solution`).
+OUTCOMES = ("correct", "wrong", "never", "lost", "cancelled")
 
 FAMILY = "pull"
 #: Latest time accepted (seconds; about 31.7 years): the horizon of a run
@@ -138,3 +145,20 @@ class SolutionDoc(SolutionHeader):
     tasks: Annotated[list[TaskDoc], Field(max_length=MAX_TASKS)]
     events: list[EventDoc] | None = None
     efficiency: number(ge=0, le=1) | None = None
+
+
+def check_dcis(dcis: Sequence[str]) -> None:
+    """One-line :class:`InputError` for an empty, unknown or repeated DCI list."""
+    unknown = [d for d in dcis if d not in DCIS]
+    if unknown or not dcis:
+        raise InputError(f"dci: choose among {', '.join(DCIS)} (got "
+                         f"{', '.join(dcis) or 'none'}): an infrastructure is needed")
+    if len(set(dcis)) != len(dcis):
+        raise InputError(f"dci: {', '.join(dcis)} names a DCI twice")
+
+
+def parse_dcis(text: str) -> tuple[str, ...]:
+    """DCIs from a comma-separated list (``"idg,cloud"``), checked by :func:`check_dcis`."""
+    dcis = tuple(d.strip().lower() for d in text.split(",") if d.strip())
+    check_dcis(dcis)
+    return dcis

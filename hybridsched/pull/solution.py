@@ -25,9 +25,9 @@ from typing import Any
 
 import numpy as np
 
-#: Outcomes of a task, in the order of their integer codes.
-OUTCOMES = ("correct", "wrong", "never", "lost", "cancelled")
-CORRECT, WRONG, NEVER, LOST, CANCELLED = range(5)
+from hybridsched.pull.schema import OUTCOMES
+
+CORRECT, WRONG, NEVER, LOST, CANCELLED = range(len(OUTCOMES))
 
 
 @dataclass(frozen=True, eq=False)

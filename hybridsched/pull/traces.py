@@ -30,9 +30,9 @@ import numpy as np
 
 from hybridsched.errors import InputError
 from hybridsched.io.fta import positive, read_fta
-from hybridsched.pull.generator import BEHAVIOURS, check_dcis, host_attributes, workload
+from hybridsched.pull.generator import BEHAVIOURS, host_attributes, workload
 from hybridsched.pull.instance import Behaviour, Instance
-from hybridsched.pull.schema import MAX_HOSTS, MAX_TIME, MAX_UNITS
+from hybridsched.pull.schema import MAX_HOSTS, MAX_TIME, MAX_UNITS, check_dcis
 
 
 def _shifted(windows: tuple[tuple[float, float], ...], offset: float

@@ -97,7 +97,7 @@ def test_an_interrupted_report_writes_no_report(tmp_path):
     """100,000 rows keep ``report`` busy for seconds; Ctrl-C leaves no report.md behind."""
     import json
 
-    from hybridsched.experiments import store_format
+    from hybridsched.experiments import store_format, store_layout
 
     methods = ["cdf", "ffd", "cdf+ra", "ffd+ra", "exact"]
     rows = [{"key": f"k{i}", "campaign": "big", "family": "hybrid-deadline",
@@ -110,7 +110,7 @@ def test_an_interrupted_report_writes_no_report(tmp_path):
             for i in range(100_000)]
     folder, out = tmp_path / "store", tmp_path / "report"
     folder.mkdir()
-    (folder / store_format.MARKER).write_text(json.dumps(store_format.STORE_FORMAT))
+    (folder / store_layout.MARKER).write_text(json.dumps(store_layout.STORE_FORMAT))
     store_format.write_part(folder, store_format.rows_table(rows))
     process = subprocess.Popen([sys.executable, "-m", "hybridsched", "report", str(folder),
                                 "-o", str(out)], stdout=subprocess.PIPE,
