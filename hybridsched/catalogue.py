@@ -46,6 +46,7 @@ Target = str | Callable[..., Any]
 
 _FAMILIES: dict[str, Family] = {}
 _DECLARED: dict[str, str] = {}  # family name -> target of its Family, built on first use
+_SCHEMAS: dict[str, str] = {}  # family name -> module holding InstanceDoc and SolutionDoc
 _LOADED: set[str] = set()
 _FAILURES: dict[str, list[str]] = {}  # family name -> one line per plug-in that failed
 
@@ -74,11 +75,17 @@ def resolve(target: Any) -> Any:
     return found
 
 
-def declare_family(name: str, target: str) -> None:
-    """Declare family ``name``, its :class:`Family` built from ``target`` when first asked for."""
+def declare_family(name: str, target: str, *, schema: str | None = None) -> None:
+    """Declare family ``name``, its :class:`Family` built from ``target`` when first asked for.
+
+    ``schema`` names the module whose pydantic models ``InstanceDoc`` and
+    ``SolutionDoc`` describe the family's files (``hybridsched schema``).
+    """
     if name in _FAMILIES or _DECLARED.get(name, target) != target:
         raise InputError(f"family {name!r} is defined twice ({_defined_by(name)} and {target})")
     _DECLARED[name] = target
+    if schema is not None:
+        _SCHEMAS[name] = schema
 
 
 def register_family(family: Family) -> Family:
@@ -109,6 +116,21 @@ def check_family(name: str) -> None:
     load_plugins(name)
     if name not in _FAMILIES and name not in _DECLARED:
         get_family(name)
+
+
+def schema_model(name: str, *, solution: bool = False) -> Any:
+    """The pydantic model of family ``name``'s instance (or solution) files.
+
+    Raises
+    ------
+    InputError
+        For an unknown family, or one that declared no schema (one line).
+    """
+    check_family(name)
+    if name not in _SCHEMAS:
+        raise InputError(f"family {name!r} publishes no JSON Schema (its declare_family "
+                         "names no schema module)")
+    return resolve(f"{_SCHEMAS[name]}:{'SolutionDoc' if solution else 'InstanceDoc'}")
 
 
 def family_names() -> list[str]:

@@ -56,7 +56,11 @@ class Family:
         ``instance_from_dict(doc, source)`` raises :class:`InputError` naming
         ``source`` and the field path.
     solution_from_dict, solution_to_dict:
-        The same for solutions (which need their instance).
+        The same for solutions, which need their instance:
+        ``solution_from_dict(doc, instance, source)`` and
+        ``solution_to_dict(solution, instance, **summary)``, where ``summary``
+        holds header fields to store alongside (``method``, ``status``,
+        ``produced_by``, ...).
     check:
         ``check(instance, solution) -> list[str]``: every violation found;
         empty means valid.

@@ -80,8 +80,7 @@ def register_method(
     """Decorate ``func`` to register it as method ``name`` of ``family``."""
 
     def decorator(func: Callable[..., Any]) -> Callable[..., Any]:
-        _METHODS.setdefault(family, {})[name] = Method(name, family, func, exact, description,
-                                                       check_options)
+        _add(Method(name, family, func, exact, description, check_options))
         return func
 
     return decorator
@@ -94,8 +93,23 @@ def declare_method(family: str, name: str, target: str, *, exact: bool = False,
     ``target`` and ``check_options`` are ``"module:attribute"`` strings (dots
     after the colon walk attributes, e.g. ``"pkg.mod:func.check"``).
     """
-    _METHODS.setdefault(family, {})[name] = Method(name, family, target, exact, description,
-                                                   check_options)
+    _add(Method(name, family, target, exact, description, check_options))
+
+
+def _add(method: Method) -> None:
+    """Register ``method``; a name taken by another callable is refused, not replaced.
+
+    A plug-in that reused a name would silently change what every spec,
+    result store and comparison means by it; declaring the same target
+    again (a module imported twice) is harmless.
+    """
+    known = _METHODS.setdefault(method.family, {})
+    old = known.get(method.name)
+    if old is not None and old.target != method.target:
+        raise InputError(f"plugin registers method {method.name!r} of family "
+                         f"{method.family!r}, which exists already; give the plugin's method "
+                         "another name")
+    known[method.name] = method
 
 
 def methods(family: str) -> dict[str, Method]:

@@ -1,14 +1,7 @@
 """The ``bot-sites`` family's methods as the registry calls them.
 
-Declared by name in :mod:`hybridsched.bot_sites.methods`.
-
-Every method accepts ``objective="makespan"`` (default) or ``"cost"``
-besides ``seed`` and ``time_limit``: the exact model then minimises cost
-(then makespan), GMO selects allocations by cost gain and the greedy
-heuristics use their cost-driven variants. GMO also takes its readings of
-the paper as options (``regame``, ``placement``, ``utility``, ``threshold``,
-``keep``, ``moves``, ``epsilon``, ``max_stages``; see
-:mod:`hybridsched.heuristics.gmo`), checked before any run.
+Declared by name in :mod:`hybridsched.bot_sites.methods`, whose docstring
+lists the options every method takes (``objective``, GMO's readings).
 """
 
 from __future__ import annotations

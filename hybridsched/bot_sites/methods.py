@@ -30,7 +30,8 @@ GREEDY = {
     "g-sufferage": "Greedy Sufferage",
 }
 
-declare_family(FAMILY, "hybridsched.bot_sites.family:FAMILY")
+declare_family(FAMILY, "hybridsched.bot_sites.family:FAMILY",
+               schema="hybridsched.bot_sites.schema")
 declare_method(FAMILY, "gmo", f"{ADAPTERS}:gmo",
                check_options="hybridsched.heuristics.gmo:check_options",
                description="GMO game-theoretic multi-objective scheduler (Duan et al. 2014)")

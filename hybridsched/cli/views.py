@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 from contextlib import nullcontext
 from typing import Annotated, Any
 
@@ -70,12 +69,20 @@ def list_methods(
                           "KEY=VALUE or in a campaign's [methods.options]).")] = False,
 ) -> None:
     """List the registered methods of each family."""
-    from hybridsched.catalogue import family_names
+    from hybridsched.catalogue import family_names, plugin_failures
+    from hybridsched.errors import InputError
     from hybridsched.registry import method_defaults, methods
 
     rows = []
-    for name in family_names() if family is None else [family]:
-        for method in methods(name).values():
+    names = family_names() if family is None else [family]
+    for name in names:
+        try:
+            found = methods(name)
+        except InputError:
+            if family is not None:
+                raise
+            continue  # a family whose plug-ins all failed: the warnings below name them
+        for method in found.values():
             rows.append((name, method.name, "exact" if method.exact else "heuristic",
                          method.description, method_defaults(method.func) if options else {}))
     widths = [max((len(r[c]) for r in rows), default=0) for c in range(3)]
@@ -85,6 +92,10 @@ def list_methods(
         if options and row[4]:
             ui.echo(" " * (widths[0] + 2) + "options: "
                     + ", ".join(f"{key}={_shown(value)}" for key, value in row[4].items()))
+    for name in names:
+        for line in plugin_failures(name):
+            ui.warn(line)
+
 
 
 def _shown(value: Any) -> str:
@@ -119,10 +130,8 @@ def schema(
                                            "files instead of instance files.")] = False,
 ) -> None:
     """Print the JSON Schema of a family's instance (or solution) files."""
-    from hybridsched.catalogue import check_family
+    from hybridsched.catalogue import schema_model
     from hybridsched.io.jsonio import dumps_strict
 
-    check_family(family)
-    module = importlib.import_module(f"hybridsched.{family.replace('-', '_')}.schema")
-    model = module.SolutionDoc if solution else module.InstanceDoc
+    model = schema_model(family, solution=solution)
     ui.echo(dumps_strict(model.model_json_schema(), indent=1))

@@ -22,7 +22,6 @@ import signal
 import sys
 import traceback
 from collections.abc import Sequence
-from typing import Any
 
 from hybridsched.errors import InputError
 
@@ -41,7 +40,7 @@ def import_plugins(paths: Sequence[str]) -> None:
     InputError
         Naming the file when it is missing, its import raises or exits (with
         the exception's last line), or it registers a method name that is
-        taken (the earlier method is registered again).
+        taken (refused by the registry; the earlier method stays).
     KeyboardInterrupt
         When Ctrl-C (SIGINT) arrived during the import.
     """
@@ -57,7 +56,6 @@ def import_plugins(paths: Sequence[str]) -> None:
         if spec is None or spec.loader is None:
             raise InputError(f"{path}: cannot be imported as a Python file")
         module = importlib.util.module_from_spec(spec)
-        before = _registered()
         # Registered before running it, as ``import`` does: pickled functions and
         # dataclasses of the plugin must find their module.
         sys.modules[name] = module
@@ -68,11 +66,6 @@ def import_plugins(paths: Sequence[str]) -> None:
             if isinstance(exc, KeyboardInterrupt) and _from_ctrl_c():
                 raise
             raise InputError(_import_failure(path, exc)) from None
-        try:
-            _refuse_replaced_methods(path, before)
-        except InputError:
-            del sys.modules[name]  # refused: the next import reports it again
-            raise
 
 
 def _import_failure(path: str, exc: BaseException) -> str:
@@ -82,6 +75,8 @@ def _import_failure(path: str, exc: BaseException) -> str:
     if isinstance(exc, SystemExit):
         return (f"{where}: plugin exited while being imported (SystemExit: {exc.code!r}); "
                 "a plugin must only define and register methods")
+    if isinstance(exc, InputError):  # hybridsched's own refusal (a method name taken)
+        return f"{where}: {exc}"
     last = " ".join(traceback.format_exception_only(exc)[-1].split())
     if not isinstance(exc, Exception):
         last += " (a plugin must not stop the program)"
@@ -99,26 +94,3 @@ def _from_ctrl_c() -> bool:
 
     return interrupt.requested() or signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
-
-def _registered() -> dict[tuple[str, str], Any]:
-    """Every registered method by (family, name)."""
-    from hybridsched.catalogue import family_names
-    from hybridsched.registry import methods
-
-    return {(family, name): method for family in family_names()
-            for name, method in methods(family).items()}
-
-
-def _refuse_replaced_methods(path: str, before: dict[tuple[str, str], Any]) -> None:
-    """Undo and refuse a plugin's registration under a name that was taken."""
-    from hybridsched.registry import register_method
-
-    replaced = [(key, old) for key, old in before.items()
-                if _registered().get(key) is not old]
-    for (family, name), old in replaced:
-        register_method(family, name, exact=old.exact, description=old.description,
-                        check_options=old.check_options)(old.func)
-    if replaced:
-        family, name = replaced[0][0]
-        raise InputError(f"{path}: plugin registers method {name!r} of family {family!r}, "
-                         "which exists already; give the plugin's method another name")

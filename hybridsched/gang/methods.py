@@ -29,7 +29,8 @@ POLICIES = {
     "cmms": "Cloud Min-min: smallest completion time first, fastest VMs",
 }
 
-declare_family(FAMILY, "hybridsched.gang.family:FAMILY")
+declare_family(FAMILY, "hybridsched.gang.family:FAMILY",
+               schema="hybridsched.gang.schema")
 for _name, _description in POLICIES.items():
     declare_method(FAMILY, _name, f"{ADAPTERS}:POLICIES.{_name}", description=_description,
                    check_options=f"{ADAPTERS}:POLICIES.{_name}.check_options")

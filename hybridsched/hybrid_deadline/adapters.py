@@ -1,15 +1,8 @@
 """The ``hybrid-deadline`` family's methods as the registry calls them.
 
-Declared by name in :mod:`hybridsched.hybrid_deadline.methods`.
-
-The heuristics take the paper's open readings as options (issue 19), each
-documented with the paper's words in its module: ``cdf`` takes ``fit``
-(``"append"`` | ``"edf"``) and ``scan`` (``"all"`` | ``"current"``)
-(:mod:`hybridsched.heuristics.cdf`); ``ffd`` takes ``fit`` (``"edf"`` |
-``"append"``) (:mod:`hybridsched.heuristics.ffd`); ``cdf+ra`` and ``ffd+ra``
-take those and ``ra_accept`` (``"task"`` | ``"machine"``)
-(:mod:`hybridsched.heuristics.reassign`). ``exact`` warm-starts from the
-default readings.
+Declared by name in :mod:`hybridsched.hybrid_deadline.methods`, whose
+docstring lists each heuristic's readings of the paper (its options).
+``exact`` warm-starts from the default readings.
 """
 
 from __future__ import annotations

@@ -22,7 +22,8 @@ from hybridsched.registry import declare_method
 FAMILY = "hybrid-deadline"
 ADAPTERS = "hybridsched.hybrid_deadline.adapters"
 
-declare_family(FAMILY, "hybridsched.hybrid_deadline.family:FAMILY")
+declare_family(FAMILY, "hybridsched.hybrid_deadline.family:FAMILY",
+               schema="hybridsched.hybrid_deadline.schema")
 declare_method(FAMILY, "cdf", "hybridsched.heuristics.cdf:cdf",
                check_options=f"{ADAPTERS}:check_cdf",
                description="Closest Deadline First (the paper's HA)")

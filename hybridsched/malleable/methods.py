@@ -19,7 +19,8 @@ SCHEDULERS = {
     "round-robin": "Each job to a uniformly drawn resource (seeded)",
 }
 
-declare_family(FAMILY, "hybridsched.malleable.family:FAMILY")
+declare_family(FAMILY, "hybridsched.malleable.family:FAMILY",
+               schema="hybridsched.malleable.schema")
 for _name, _description in SCHEDULERS.items():
     declare_method(FAMILY, _name, f"{ADAPTERS}:SCHEDULERS.{_name}", description=_description,
                    check_options=f"{ADAPTERS}:check_policy")

@@ -13,7 +13,8 @@ FAMILY = "pull"
 ADAPTERS = "hybridsched.pull.adapters"
 CHECKS = "hybridsched.heuristics.pull_promethee"
 
-declare_family(FAMILY, "hybridsched.pull.family:FAMILY")
+declare_family(FAMILY, "hybridsched.pull.family:FAMILY",
+               schema="hybridsched.pull.schema")
 declare_method(FAMILY, "promethee", f"{ADAPTERS}:promethee",
                check_options=f"{CHECKS}:check_strategy_options",
                description="PROMETHEE II ranking of the queued tasks for each pulling host")

@@ -1,0 +1,108 @@
+"""JSON documents of ``toy-makespan``, validated by pydantic models.
+
+An instance::
+
+    {"format": "hybridsched-instance", "family": "toy-makespan", "name": "four",
+     "machines": 2, "tasks": [{"id": "a", "duration": 3}, ...],
+     "reference": {"optimum": 5}}
+
+A solution: ``{"format": "hybridsched-solution", "family": "toy-makespan",
+"machine_of": {"a": 0, ...}, "makespan": 5}``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from hybridsched.errors import InputError
+from hybridsched.io.documents import (
+    InstanceHeader,
+    ReferenceBase,
+    SolutionHeader,
+    first_duplicate,
+    integer,
+    number,
+)
+from hybridsched.io.jsonio import parse_model
+from hybridsched_example.toy.model import Instance, Schedule
+
+FAMILY = "toy-makespan"
+
+
+class TaskDoc(BaseModel):
+    """One task: its id and duration."""
+
+    id: str = Field(min_length=1)
+    duration: number(ge=0, le=1e12)  # type: ignore[valid-type]
+
+
+class ReferenceDoc(ReferenceBase):
+    """Recorded values: the proven optimal makespan."""
+
+    optimum: number(ge=0) | None = None  # type: ignore[valid-type]
+
+
+class InstanceDoc(InstanceHeader):
+    """An instance file."""
+
+    family: Literal["toy-makespan"]
+    machines: integer(1, 1000)  # type: ignore[valid-type]
+    tasks: list[TaskDoc] = Field(min_length=1, max_length=10_000)
+    reference: ReferenceDoc | None = None
+
+
+class SolutionDoc(SolutionHeader):
+    """A solution file: the machine of each task, by task id."""
+
+    family: Literal["toy-makespan"]
+    machine_of: dict[str, int]
+
+
+def instance_from_dict(document: Any, source: str = "<instance>") -> Instance:
+    """Validate an instance document; one-line :class:`InputError` naming the field."""
+    doc = parse_model(InstanceDoc, document, source)
+    ids = [task.id for task in doc.tasks]
+    duplicate = first_duplicate(ids)
+    if duplicate is not None:
+        raise InputError(f"{source}: field tasks: duplicate id {duplicate!r}")
+    reference = doc.reference.model_dump(exclude_none=True) if doc.reference else {}
+    return Instance(doc.name, doc.machines, tuple(t.duration for t in doc.tasks), tuple(ids),
+                    reference)
+
+
+def instance_to_dict(instance: Instance) -> dict[str, Any]:
+    """The inverse of :func:`instance_from_dict`."""
+    document: dict[str, Any] = {
+        "format": "hybridsched-instance", "version": 1, "family": FAMILY,
+        "name": instance.name, "machines": instance.machines,
+        "tasks": [{"id": i, "duration": d}
+                  for i, d in zip(instance.task_ids, instance.durations, strict=True)]}
+    if instance.reference:
+        document["reference"] = dict(instance.reference)
+    return document
+
+
+def solution_from_dict(document: Any, instance: Instance, source: str = "<solution>"
+                       ) -> Schedule:
+    """Validate a solution document against its instance (every task placed once)."""
+    doc = parse_model(SolutionDoc, document, source)
+    missing = [i for i in instance.task_ids if i not in doc.machine_of]
+    unknown = [i for i in doc.machine_of if i not in instance.task_ids]
+    if missing or unknown:
+        what = f"task {missing[0]!r} is not placed" if missing else f"unknown task {unknown[0]!r}"
+        raise InputError(f"{source}: field machine_of: {what}")
+    return Schedule(tuple(doc.machine_of[i] for i in instance.task_ids), doc.makespan)
+
+
+def solution_to_dict(schedule: Schedule, instance: Instance, **summary: Any) -> dict[str, Any]:
+    """The inverse of :func:`solution_from_dict`; ``summary`` (method, status, ...) goes along.
+
+    The makespan is stated, so that the checker can compare it with its own.
+    """
+    from hybridsched_example.toy.checker import makespan
+
+    return {"format": "hybridsched-solution", "version": 1, "family": FAMILY,
+            "instance": instance.name, **summary, "makespan": makespan(instance, schedule),
+            "machine_of": dict(zip(instance.task_ids, schedule.machine_of, strict=True))}
