@@ -53,8 +53,10 @@ pairwise path (:mod:`.sorted_sums`):
 
 Tested to 1e-12 (flows lie in [-1, 1]) on decimal grids, offsets up to
 10^12 and thresholds equal to exact deviations of the data; the best
-choices agree up to ties within that tolerance. The Gaussian has only the
-pairwise path (vectorised in chunks of rows).
+choices agree up to ties within that tolerance. The Gaussian's flows have
+the pairwise path (vectorised in chunks of rows); :func:`bounded_sums` gives
+them in O(n p) within a proven bound, with the pairwise path's own floats
+for the rows a caller must settle (:mod:`.promethee_gaussian`).
 
 **Thresholds from the spread.** ``p = None`` is the pull paper's Linear
 threshold, sigma, "the standard deviation of the differences d for all
@@ -97,13 +99,14 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
 
 from hybridsched.errors import InputError
+from hybridsched.heuristics.promethee_gaussian import pairwise_rows, series_sums
 from hybridsched.heuristics.sorted_sums import DeviationSums, beaten_counts, beating_starts
 
 Function = Literal["usual", "ushape", "vshape", "linear", "level", "gaussian"]
@@ -431,6 +434,47 @@ def criterion_sums(column: np.ndarray, c: Criterion, method: str = "auto",
     if len(x) < 2:
         return np.zeros(len(x)), np.zeros(len(x))
     return _fast_sums(x, c) if fast else _pairwise_sums(x, c)
+
+
+@dataclass(frozen=True)
+class BoundedSums:
+    """:func:`criterion_sums` within ``error`` of the pairwise path's; ``exact`` gives its rows.
+
+    ``exact(rows)`` is ``(given[rows], taken[rows])`` of the pairwise path,
+    the same floats bit for bit.
+    """
+
+    given: np.ndarray
+    taken: np.ndarray
+    error: float
+    exact: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
+
+
+def bounded_sums(column: np.ndarray, c: Criterion, where: str = "values") -> BoundedSums:
+    """A Gaussian's sums by the series of :mod:`.promethee_gaussian`, with their bound.
+
+    Exact (``error`` 0) where the series would cost more than the pairs, and
+    for a criterion read as its limit, the usual one (whose fast path is the
+    pairwise path bit for bit). Arguments as in :func:`criterion_sums`.
+    """
+    check_criterion(c)
+    if c.function != "gaussian":
+        raise ValueError(f"bounded sums are for the gaussian, not {c.function}")
+    column = np.asarray(column, dtype=float)
+    _finite(column, where)
+    x, n = _oriented(column, c), len(column)
+    order = np.argsort(x, kind="stable")
+    s = x[order]
+    resolved = _resolved(c, s) if n >= 2 else replace(c, function="usual")
+    series = series_sums(s, resolved.s) if resolved.function == "gaussian" else None
+    if series is None:
+        given, taken = ((np.zeros(n), np.zeros(n)) if n < 2 else _fast_sums(x, c)
+                        if resolved.function == "usual" else _pairwise_sums(x, c))
+        return BoundedSums(given, taken, 0.0, lambda rows: (given[rows], taken[rows]))
+    place = np.empty(n, dtype=np.int64)
+    place[order] = np.arange(n)
+    return BoundedSums(series.given[place], series.taken[place], series.error,
+                       lambda rows: pairwise_rows(s, resolved.s, place[rows], CHUNK_ROWS))
 
 
 def pairwise_deviation_std(values: np.ndarray) -> float:

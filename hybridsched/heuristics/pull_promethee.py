@@ -102,6 +102,7 @@ from hybridsched.errors import InputError
 from hybridsched.heuristics.promethee import (
     SPREADS,
     Criterion,
+    bounded_sums,
     check_criteria,
     criterion_sums,
     flows,
@@ -243,7 +244,9 @@ class PrometheeScheduler(PullPolicy):
                  ) -> None:
         super().__init__(rng)
         self.strategy = chosen
-        self.flows_method = flows_method  # "auto" (the fast path where it applies) or "pairwise"
+        # "auto": the fast path where it applies, the bounded series for the Gaussian
+        # (:meth:`best_gaussian`, the same choices); "pairwise": the definition.
+        self.flows_method = flows_method
         q, p = chosen.thresholds
         self._criteria = [Criterion(target=t, weight=w, function=chosen.preference,
                                     q=q, p=p, s=p, relative=True, spread=chosen.spread,
@@ -272,18 +275,57 @@ class PrometheeScheduler(PullPolicy):
         n = len(noi)
         if n < 2:
             return np.zeros(n)
+        base = replace(self._criteria[0], target="max")
+        return self._combine(criterion_sums(noi, base, self.flows_method),
+                             criterion_sums(eei(noi, noi_max, reputation), self._criteria[2],
+                                            self.flows_method), price, n)
+
+    def _combine(self, noi_sums: tuple[np.ndarray, np.ndarray],
+                 eei_sums: tuple[np.ndarray, np.ndarray], price: float, n: int) -> np.ndarray:
+        """Net flows from the sums of NOI (target max) and EEI, for any subset of the rows.
+
+        The same float operations on any rows: a subset's flows are the
+        whole's at those rows, bit for bit.
+        """
         ect, price_c, eei_c = self._criteria
-        base = replace(ect, target="max")
-        given, taken = criterion_sums(noi, base, self.flows_method)
-        plus, minus = np.zeros(n), np.zeros(n)
+        given, taken = noi_sums
+        plus, minus = np.zeros(len(given)), np.zeros(len(given))
         for c in (ect, price_c) if price > 0 else (ect,):
             up, down = (given, taken) if c.target == "max" else (taken, given)
             plus += c.weight * up
             minus += c.weight * down
-        up, down = criterion_sums(eei(noi, noi_max, reputation), eei_c, self.flows_method)
+        up, down = eei_sums
         plus += eei_c.weight * up
         minus += eei_c.weight * down
         return (plus - minus) / (n - 1)
+
+    def best_gaussian(self, noi: np.ndarray, noi_max: float, price: float, reputation: float
+                      ) -> int:
+        """The row of the best net flow, as the pairwise flows pick it, without their matrix.
+
+        Approximate flows (:func:`~.promethee.bounded_sums`) are each within
+        ``bound`` of the pairwise path's floats, so a row more than
+        ``2 bound`` below the best approximate flow is below the pairwise
+        best: only the rows within ``2 bound`` can be the pairwise argmax.
+        Their pairwise flows, recomputed bit for bit, settle it (the first
+        of equal ones, as :func:`numpy.argmax`).
+        """
+        n = len(noi)
+        if n < 2:
+            return 0
+        ect, price_c, eei_c = self._criteria
+        ranked = bounded_sums(noi, replace(ect, target="max"))
+        risk = bounded_sums(eei(noi, noi_max, reputation), eei_c)
+        net = self._combine((ranked.given, ranked.taken), (risk.given, risk.taken), price, n)
+        noi_weight = ect.weight + (price_c.weight if price > 0 else 0.0)
+        # Each flow: weights x (given + taken errors) / (n - 1), and the sums' own rounding.
+        bound = ((noi_weight * 2 * ranked.error + eei_c.weight * 2 * risk.error) / (n - 1)
+                 * (1 + 1e-9) + 64 * np.finfo(float).eps)
+        close = np.flatnonzero(net >= net.max() - 2 * bound)
+        if len(close) == 1:
+            return int(close[0])
+        exact = self._combine(ranked.exact(close), risk.exact(close), price, n)
+        return int(close[int(np.argmax(exact))])
 
     def choose(self, candidates: np.ndarray, noi: np.ndarray, cpu: float, price: float,
                noi_max: float, reputation: float) -> int:
@@ -294,6 +336,8 @@ class PrometheeScheduler(PullPolicy):
             chosen = np.sort(self.rng.choice(candidates, size, replace=False))
         if self.strategy.noi_max == "ranked":
             noi_max = float(noi[chosen].max())
+        if self.strategy.preference == "gaussian" and self.flows_method == "auto":
+            return int(chosen[self.best_gaussian(noi[chosen], noi_max, price, reputation)])
         net = self.net_flows(noi[chosen], cpu, price, noi_max, reputation)
         return int(chosen[int(np.argmax(net))])
 
