@@ -10,10 +10,16 @@ Target (issue 10): < 1 ms at 2,000 tasks with the fast path; the ratio to the
 pairwise path is reported, and the fast path's time at 10^5 tasks.
 
 Three ways to the same choice: ``fast`` (sorting and prefix sums),
-``pairwise`` (our pairwise path, used for the Gaussian: each unordered pair
-evaluated once over the sorted values), and ``textbook`` (the definition
-as the paper draws it: the full n x n preference matrix of every criterion,
-summed by rows and columns).
+``pairwise`` (our pairwise path: each unordered pair evaluated once over
+the sorted values), and ``textbook`` (the definition as the paper draws it:
+the full n x n preference matrix of every criterion, summed by rows and
+columns).
+
+The Gaussian (issue 21): ``series`` (the bounded series of
+:mod:`hybridsched.heuristics.promethee_gaussian`, ties within the bound
+settled by the pairwise floats of those rows) against the pairwise path it
+replaced, and against the Linear fast path at the same size (target: the
+pull run with the Gaussian < 3x the Linear run, so a decision < ~3x).
 """
 
 from __future__ import annotations
@@ -77,6 +83,23 @@ def main() -> None:
             line += (f"   pairwise {slow_s * 1e3:8.1f} ms ({slow_s / fast_s:5.0f}x)"
                      f"   textbook {book_s * 1e3:8.1f} ms ({book_s / fast_s:5.0f}x)")
         print(line)
+    print("gaussian (default strategy s4,26 and mixed targets):")
+    for n in (100, 500, 2_000, 10_000):
+        noi = rng.uniform(1e6, 1e7, n).round()
+        for label, targets in (("s4,26", "max,max,max"), ("mixed", "min,max,max")):
+            linear = PrometheeScheduler(strategy(targets=targets), rng)
+            series = PrometheeScheduler(strategy(preference="gaussian", targets=targets), rng)
+            pairs = PrometheeScheduler(strategy(preference="gaussian", targets=targets), rng,
+                                       flows_method="pairwise")
+            lin_s, _ = median_seconds(linear, noi, args.repeats * 5)
+            ser_s, ser_pick = median_seconds(series, noi, args.repeats * 5)
+            line = (f"  {n:7d} queued tasks, {label:6s}: linear {lin_s * 1e3:7.3f} ms   "
+                    f"gaussian series {ser_s * 1e3:7.3f} ms ({ser_s / lin_s:4.1f}x linear)")
+            if n <= 2_000:
+                pair_s, pair_pick = median_seconds(pairs, noi, max(5, args.repeats // 2))
+                assert ser_pick == pair_pick
+                line += f"   pairwise {pair_s * 1e3:8.2f} ms ({pair_s / ser_s:4.0f}x series)"
+            print(line)
 
 
 if __name__ == "__main__":

@@ -1,14 +1,16 @@
 """Pull family: time of a full run of the paper's workload, and Table 6's comparison.
 
 Run ``python benchmarks/bench_pull.py [--units 2000] [--seeds 3] [--skip-gaussian]
-[--table6-units 500] [--start-points 20]``.
+[--gaussian-pairwise] [--table6-units 500] [--start-points 20]``.
 
 1. **Speed.** For each method (Promethee, default strategy s4,26, with the
    Linear, Level and Gaussian functions; FCFS), on seeded hybrid instances
    (IDG + cloud + BEG, 2,000 work units by default): the median wall time of
    one whole simulated run (decisions included), the median makespan, its
    gap to the availability bound, and the decisions per second. Target
-   (issue 10): a full 2,000-unit run < 5 s.
+   (issue 10): a full 2,000-unit run < 5 s; the Gaussian's run < 3x the
+   Linear's (issue 21: its ratio is printed). ``--gaussian-pairwise`` adds
+   the Gaussian on the pairwise flows it replaced (quadratic: minutes).
 2. **Table 6 shape.** Strategy s3,1 (mixed targets, so that the preference
    functions differ) with each function, and FCFS, on one instance read
    from ``--start-points`` start points 6 hours apart: mean and standard
@@ -22,24 +24,37 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from types import SimpleNamespace
 
 import numpy as np
 from _common import machine_line
 
-from hybridsched.pull import lower_bound
+from hybridsched.heuristics.pull_promethee import PrometheeScheduler, strategy
+from hybridsched.pull import evaluate, lower_bound
 from hybridsched.pull.generator import generate
 from hybridsched.pull.traces import start_later
 from hybridsched.registry import run_method
+from hybridsched.sim.pull import simulate
 
 METHODS = [("promethee linear", "promethee", {"preference": "linear"}),
            ("promethee level", "promethee", {"preference": "level"}),
            ("promethee gaussian", "promethee", {"preference": "gaussian"}),
            ("fcfs", "fcfs", {})]
+#: The Gaussian on the pairwise flows (``--gaussian-pairwise``): same schedules, quadratic.
+PAIRWISE = ("gaussian pairwise", "promethee", {"preference": "gaussian"})
 S31 = {"targets": "max,max,min", "weights": "0.3333333333333333,0.3333333333333333,"
                                             "0.3333333333333334"}
 
 
-def speed(units: int, seeds: int, skip_gaussian: bool) -> None:
+def run_pairwise(instance, seed: int, **options) -> SimpleNamespace:
+    """The promethee method with the Gaussian's pairwise flows (the path before issue 21)."""
+    solution, stats = simulate(instance, PrometheeScheduler(
+        strategy(**options), np.random.default_rng(seed), flows_method="pairwise"))
+    return SimpleNamespace(objective=evaluate(instance, solution).objective,
+                           metrics=stats.metrics())
+
+
+def speed(units: int, seeds: int, skip_gaussian: bool, gaussian_pairwise: bool) -> None:
     instances = [generate(units, seed=s) for s in range(seeds)]
     bounds = [lower_bound(i) for i in instances]
     print(f"speed: {units} work units, {instances[0].n_hosts} hosts (seed 0), {seeds} seeds; "
@@ -47,13 +62,15 @@ def speed(units: int, seeds: int, skip_gaussian: bool) -> None:
     warm = generate(50, seed=99)  # one-time imports and caches, outside the timings
     for _, method, options in METHODS:
         run_method("pull", method, warm, seed=0, **options)
-    for label, method, options in METHODS:
+    medians = {}
+    for label, method, options in METHODS + ([PAIRWISE] if gaussian_pairwise else []):
         if skip_gaussian and "gaussian" in label:
             continue
         walls, spans, gaps, rates = [], [], [], []
         for instance, bound in zip(instances, bounds, strict=True):
             start = time.perf_counter()
-            result = run_method("pull", method, instance, seed=0, **options)
+            result = (run_pairwise(instance, 0, **options) if label == PAIRWISE[0]
+                      else run_method("pull", method, instance, seed=0, **options))
             walls.append(time.perf_counter() - start)
             spans.append(result.objective)
             gaps.append(result.objective / bound - 1)
@@ -62,6 +79,11 @@ def speed(units: int, seeds: int, skip_gaussian: bool) -> None:
               f"{statistics.median(spans):>10,.0f} s   gap to bound "
               f"{statistics.median(gaps):6.1%}   {statistics.median(rates):>10,.0f} "
               "decisions/s")
+        medians[label] = statistics.median(walls)
+    for label in ("promethee gaussian", PAIRWISE[0]):
+        if label in medians:
+            print(f"  {label} / promethee linear: "
+                  f"{medians[label] / medians['promethee linear']:.2f}x (target < 3x)")
 
 
 def table6(units: int, points: int) -> None:
@@ -105,15 +127,16 @@ def main() -> None:
     parser.add_argument("--units", type=int, default=2000)
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--skip-gaussian", action="store_true",
-                        help="leave the Gaussian out of the speed runs (its ranking is "
-                             "quadratic)")
+                        help="leave the Gaussian out of the speed runs")
+    parser.add_argument("--gaussian-pairwise", action="store_true",
+                        help="also time the Gaussian on its pairwise flows (quadratic)")
     parser.add_argument("--table6-units", type=int, default=500)
     parser.add_argument("--start-points", type=int, default=20)
     parser.add_argument("--fig5-units", type=int, default=500)
     parser.add_argument("--fig5-seeds", type=int, default=3)
     args = parser.parse_args()
     print(machine_line())
-    speed(args.units, args.seeds, args.skip_gaussian)
+    speed(args.units, args.seeds, args.skip_gaussian, args.gaussian_pairwise)
     if args.start_points > 1:
         table6(args.table6_units, args.start_points)
     if args.fig5_seeds > 0:
