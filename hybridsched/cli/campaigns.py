@@ -40,9 +40,11 @@ def campaign(
 ) -> None:
     """Run every run of SPEC that the result store does not hold yet.
 
-    By default on a local Dask cluster with one single-threaded worker
-    process per core; --scheduler runs on an existing Dask cluster, --serial
-    in this process. Failed runs become rows with their error; an interrupted
+    By default in this process while the runs left are too short to gain from
+    workers, then on a local Dask cluster with one single-threaded worker
+    process per core (the summary says which, and the speed-up over serial);
+    --workers N forces the cluster, --scheduler runs on an existing Dask
+    cluster, --serial in this process. Failed runs become rows with their error; an interrupted
     campaign keeps every finished run: run the same command again to resume.
     """
     if serial and (scheduler is not None or workers):
@@ -77,7 +79,8 @@ def campaign(
     planned: dict[str, Any] = {}
     with RunProgress(loaded.name) as display:
         try:
-            summary = run_campaign(loaded, folder, mode="serial" if serial else "local",
+            mode = "serial" if serial else "local" if workers else "auto"
+            summary = run_campaign(loaded, folder, mode=mode,
                                    workers=workers, scheduler=scheduler,
                                    progress=display.update,
                                    on_planned=lambda s: planned.update(summary=s))
@@ -195,6 +198,10 @@ def _print_summary(summary: dict[str, Any], as_json: bool) -> None:
     statuses = ", ".join(f"{n} {status}" for status, n in summary["statuses"].items())
     where = (f"{summary['mode']} ({summary['workers']} workers, started in "
              f"{summary['startup_s']:.1f} s)" if summary["mode"] != "serial" else "serial")
+    if summary["speedup"] is not None and summary["mode"] != "serial":
+        where += f", {summary['speedup']:.2f}x the runs' serial time"
+    if summary["mode_note"]:
+        where += f"; {summary['mode_note']}"
     ui.echo(f"campaign {summary['name']}: {summary['planned']} runs planned, "
             f"{summary['stored_before']} already stored, {summary['ran']} run"
             + (f" ({statuses})" if statuses else "")

@@ -37,6 +37,12 @@ class CampaignSummary:
     startup_s: float = 0.0
     elapsed_s: float = 0.0
     plan_s: float = 0.0
+    #: How the default mode chose between serial and a cluster (empty when forced).
+    mode_note: str = ""
+    #: The runs' own wall times summed (what they would take one after the other).
+    runs_s: float = 0.0
+    #: ``runs_s`` over the time the runs took here: the speed-up over serial.
+    speedup: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary (``campaign --json``)."""
@@ -71,7 +77,7 @@ def plan(campaign: Campaign) -> list[Run]:
     return runs
 
 
-def run_campaign(spec: str | Path | Campaign, output: str | Path, *, mode: str = "local",
+def run_campaign(spec: str | Path | Campaign, output: str | Path, *, mode: str = "auto",
                  workers: int | None = None, scheduler: str | None = None,
                  progress: Progress | None = None,
                  on_planned: Any = None) -> CampaignSummary:
@@ -106,8 +112,7 @@ def run_campaign(spec: str | Path | Campaign, output: str | Path, *, mode: str =
         stored = store.keys()
         todo = [run for run in runs if run.key not in stored]
         summary = CampaignSummary(campaign.name, str(folder), len(runs), len(runs) - len(todo),
-                                  mode="serial" if scheduler is None and mode == "serial"
-                                  else (scheduler or "local"),
+                                  mode=scheduler or mode,
                                   plan_s=time.perf_counter() - started)
         if on_planned is not None:
             on_planned(summary)
@@ -120,6 +125,7 @@ def run_campaign(spec: str | Path | Campaign, output: str | Path, *, mode: str =
             interrupt.raise_if_requested()
             store.add([row])
             statuses[row["status"]] += 1
+            summary.runs_s += float(row.get("wall_s") or 0.0)
 
         try:
             execution: Execution | None = None
@@ -131,6 +137,9 @@ def run_campaign(spec: str | Path | Campaign, output: str | Path, *, mode: str =
             summary.ran = sum(statuses.values())
             summary.statuses = dict(sorted(statuses.items()))
     if execution is not None:
+        summary.mode, summary.mode_note = execution.mode, execution.note
         summary.workers, summary.startup_s = execution.workers, execution.startup_s
+        if execution.elapsed_s > 0:
+            summary.speedup = summary.runs_s / execution.elapsed_s
     summary.elapsed_s = time.perf_counter() - started
     return summary
