@@ -107,7 +107,7 @@ from typing import Any
 import numpy as np
 
 from hybridsched.readings import check_choice, check_known, check_number
-from hybridsched.sim.gang import DecisionState, Policy
+from hybridsched.sim.gang import DecisionState, Policy, lowest, to_bits
 
 #: Upper limit ratios of the loads (alpha: CPU, beta: memory, gamma: bandwidth,
 #: theta: disk), 1 in the paper's simulation ("the VM can give all of its ability").
@@ -180,32 +180,49 @@ def classify(state: DecisionState, r: Readings = Readings()
     Groups: ujobs, then the unjobs of ThreeOL, TwoOL, OneOL and OtherL.
     """
     inst, waiting = state.instance, state.waiting
+    other, unjob_class, tovload, due = _static(state, r)
     instructions = inst.instructions[waiting]
     if r.cpu_demand == "remaining":
-        need = instructions / np.maximum(inst.due[waiting] - state.now, 1e-12)
+        need = instructions / np.maximum(due[waiting] - state.now, 1e-12)
     elif r.cpu_demand == "deadline":
         need = instructions / inst.deadline[waiting]
     else:
         need = instructions
     over_cpu = _overloaded(need, ALPHA * inst.speed, r.overload_at)
-    over_mem = _overloaded(inst.memory[waiting], BETA * inst.vm_memory, r.overload_at)
-    over_bw = _overloaded(inst.bandwidth[waiting], GAMMA * inst.vm_bandwidth, r.overload_at)
-    over_hd = _overloaded(inst.disk[waiting], THETA * inst.vm_disk, r.overload_at)
-    vend = inst.n_vms
-    counts = np.stack([over_mem.sum(axis=1), over_bw.sum(axis=1), over_hd.sum(axis=1)])
-    num = (~(over_cpu | over_mem | over_bw | over_hd)).sum(axis=1)
+    num = (~(over_cpu | other[waiting])).sum(axis=1)
     ujob = num / inst.parallelism[waiting] <= r.k
-    scarce = counts > np.array([r.omega, r.eta, r.epsilon])[:, None] * vend  # mem, bw, hd
-    n_scarce = scarce.sum(axis=0)
-    one = n_scarce == 1
-    if r.one_ol == "printed":  # Eq. 20 as printed: memory alone or disk alone
-        one &= ~scarce[1]
     positions = np.arange(len(waiting))
-    groups = [positions[ujob], positions[~ujob & (n_scarce == 3)],
-              positions[~ujob & (n_scarce == 2)], positions[~ujob & one],
-              positions[~ujob & (n_scarce < 2) & ~one]]
-    tovload = counts.sum(axis=0).astype(float)
-    return groups, tovload / vend if r.tovload == "fractions" else tovload
+    classes = unjob_class[waiting]
+    groups = [positions[ujob]] + [positions[~ujob & (classes == c)] for c in range(4)]
+    return groups, tovload[waiting]
+
+
+def _static(state: DecisionState, r: Readings
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """What does not change with time, for every job of the instance (once per simulation).
+
+    ``other[j, v]``: VM ``v`` cannot meet job ``j``'s memory, bandwidth or disk
+    demand; ``unjob_class[j]``: 0 ThreeOL, 1 TwoOL, 2 OneOL, 3 OtherL (when ``j``
+    is an unjob); ``tovload[j]``; the absolute deadlines.
+    """
+    key = ("cplmt", r.overload_at, r.omega, r.eta, r.epsilon, r.one_ol, r.tovload)
+    if key not in state.memo:
+        inst = state.instance
+        over_mem = _overloaded(inst.memory, BETA * inst.vm_memory, r.overload_at)
+        over_bw = _overloaded(inst.bandwidth, GAMMA * inst.vm_bandwidth, r.overload_at)
+        over_hd = _overloaded(inst.disk, THETA * inst.vm_disk, r.overload_at)
+        vend = inst.n_vms
+        counts = np.stack([over_mem.sum(axis=1), over_bw.sum(axis=1), over_hd.sum(axis=1)])
+        scarce = counts > np.array([r.omega, r.eta, r.epsilon])[:, None] * vend  # mem, bw, hd
+        n_scarce = scarce.sum(axis=0)
+        one = n_scarce == 1
+        if r.one_ol == "printed":  # Eq. 20 as printed: memory alone or disk alone
+            one &= ~scarce[1]
+        unjob_class = np.select([n_scarce == 3, n_scarce == 2, one], [0, 1, 2], default=3)
+        tovload = counts.sum(axis=0).astype(float)
+        state.memo[key] = (over_mem | over_bw | over_hd, unjob_class,
+                           tovload / vend if r.tovload == "fractions" else tovload, inst.due)
+    return state.memo[key]
 
 
 def _kth(times: np.ndarray, mask: np.ndarray, k: np.ndarray) -> np.ndarray:
@@ -214,12 +231,6 @@ def _kth(times: np.ndarray, mask: np.ndarray, k: np.ndarray) -> np.ndarray:
         return np.zeros(0)
     masked = np.sort(np.where(mask, times, np.inf), axis=1)
     return masked[np.arange(len(times)), np.minimum(k, masked.shape[1]) - 1]
-
-
-def _vm_set(which: str, state: DecisionState, usable: np.ndarray) -> np.ndarray:
-    if which == "all":
-        return np.ones_like(usable)
-    return state.fits if which == "fitting" else usable
 
 
 def make_cplmt(**options: Any) -> Policy:
@@ -243,46 +254,72 @@ def _cplmt(state: DecisionState, r: Readings) -> list[tuple[int, np.ndarray]]:
     if r.select_start == "zero":  # no mt > 0 is below a minimum starting at 0
         return []
     inst, waiting = state.instance, state.waiting
-    usable = state.usable.copy()
     times = state.task_time[waiting]
     p = inst.parallelism[waiting]
     groups, tovload = classify(state, r)
     kth_mt = p if r.task_min == "distinct" else np.ones_like(p)
     kth_std = kth_mt if r.standard == "max-min" else np.ones_like(p)
-    mt_time = _kth(times, _vm_set(r.mt_vms, state, usable), kth_mt)
     free_mt = r.mt_vms == "free"
-    startable = usable.sum(axis=1) >= p
+    # The usable matrix is kept only by the readings that read the free VMs in it;
+    # the selection loop works on each job's usable VMs as the bits of an integer.
+    usable = state.usable.copy() if free_mt or r.standard_vms == "free" else None
+    mt_set = (np.ones(times.shape, dtype=bool) if r.mt_vms == "all"
+              else state.fits if r.mt_vms == "fitting" else usable)
+    mt_time = _kth(times, mt_set, kth_mt)
+    key, selectable = _keys(mt_time, tovload)
+    rows = [bits for _, bits in state.usable_bits()]
+    need = p.tolist()
     chosen: list[tuple[int, np.ndarray]] = []
     for group in groups:
-        open_jobs = np.zeros(len(waiting), dtype=bool)
-        open_jobs[group] = True
+        open_jobs = group.tolist()
         while True:
-            with np.errstate(divide="ignore"):
-                key = np.where(open_jobs & startable & np.isfinite(mt_time),
-                               np.log(mt_time) - tovload, np.inf)
-            k = int(np.argmin(key))  # ties: the earlier position (arrival order)
-            if key[k] == np.inf:
+            # The least key among the open jobs that can start; ties: the earlier position.
+            k, least = -1, np.inf
+            for position in open_jobs:
+                if (selectable[position] and key[position] < least
+                        and rows[position].bit_count() >= need[position]):
+                    k, least = position, key[position]
+            if k < 0:
                 break
-            std_set = _vm_set(r.standard_vms, state, usable)
-            standard = float(_kth(times[k:k + 1], std_set[k:k + 1], kth_std[k:k + 1])[0])
-            vms = _assign(times[k], usable[k], int(p[k]), standard)
-            if free_mt:  # only rows that could use a taken VM at or below their time change
-                hit = (usable[:, vms] & (times[:, vms] <= mt_time[:, None])).any(axis=1)
-            usable[:, vms] = False
-            open_jobs[k] = False
-            startable = usable.sum(axis=1) >= p
-            if free_mt:
-                rows = np.flatnonzero(hit)
-                mt_time[rows] = _kth(times[rows], usable[rows], kth_mt[rows])
+            std_set = (np.ones(times.shape[1], dtype=bool) if r.standard_vms == "all"
+                       else state.fits[k] if r.standard_vms == "fitting" else usable[k])
+            standard = float(_kth(times[k:k + 1], std_set[None, :], kth_std[k:k + 1])[0])
+            vms = _assign(times[k], rows[k], need[k], standard)
+            taken = 0
+            for v in vms.tolist():
+                taken |= 1 << v
+            rows = [bits & ~taken for bits in rows]
+            open_jobs.remove(k)
+            if usable is not None:
+                if free_mt:  # only rows that could use a taken VM at or below their time change
+                    hit = np.flatnonzero((usable[:, vms] & (times[:, vms] <= mt_time[:, None]))
+                                         .any(axis=1))
+                usable[:, vms] = False
+                if free_mt:
+                    mt_time[hit] = _kth(times[hit], usable[hit], kth_mt[hit])
+                    key, selectable = _keys(mt_time, tovload)
             chosen.append((int(waiting[k]), vms))
     return chosen
 
 
-def _assign(times: np.ndarray, usable: np.ndarray, p: int, standard: float) -> np.ndarray:
-    """Algorithm 3: nearest at or below the standard first, then nearest above it."""
-    candidates = np.flatnonzero(usable)
-    t = times[candidates]
-    above = t > standard + 1e-12
+def _keys(mt_time: np.ndarray, tovload: np.ndarray) -> tuple[list[float], list[bool]]:
+    """Eq. 23's ``log(mt) - tovload`` of each job, and whether its ``mt`` is finite."""
+    with np.errstate(divide="ignore"):
+        key = np.log(mt_time) - tovload
+    return key.tolist(), np.isfinite(mt_time).tolist()
+
+
+def _assign(times: np.ndarray, usable: int | np.ndarray, p: int, standard: float
+            ) -> np.ndarray:
+    """Algorithm 3: nearest at or below the standard first, then nearest above it.
+
+    ``usable``: the VMs the job may take, as bits (or a boolean mask).
+    """
+    if isinstance(usable, np.ndarray):
+        usable = to_bits(usable)
+    candidates = lowest(usable, usable.bit_count())
+    t = times[candidates].tolist()
     # At or below the standard first, then above it; within each, nearest to it first.
-    order = np.lexsort((candidates, np.abs(t - standard), above))
-    return np.sort(candidates[order[:p]])
+    order = sorted(range(len(candidates)),
+                   key=lambda i: (t[i] > standard + 1e-12, abs(t[i] - standard), candidates[i]))
+    return np.sort(np.array([candidates[i] for i in order[:p]], dtype=np.int64))

@@ -59,7 +59,7 @@ import numpy as np
 
 from hybridsched.gang.checker import TIME_TOL
 from hybridsched.readings import check_choice, check_known
-from hybridsched.sim.gang import DecisionState, Policy
+from hybridsched.sim.gang import DecisionState, Policy, lowest
 
 #: The reading options of each baseline: name -> values, the default first.
 OPTIONS: dict[str, dict[str, tuple[str, ...]]] = {
@@ -106,18 +106,21 @@ def _first(state: DecisionState, k: int, usable: np.ndarray, p: int, fastest: bo
 
 def fifo(state: DecisionState, *, strict: bool = True) -> list[tuple[int, np.ndarray]]:
     """Start jobs in arrival order while the head of the queue can start (or skip it)."""
-    usable = state.usable.copy()
+    # VM sets as the bits of integers: a decision looks at a few jobs of <= 120 VMs,
+    # where one numpy call costs more than the whole decision in integers.
+    parallelism = state.instance.parallelism
+    taken = 0
     chosen = []
-    for k, j in enumerate(state.waiting):  # waiting is in arrival order
-        p = int(state.instance.parallelism[j])
-        vms = np.flatnonzero(usable[k])
+    for j, usable in state.usable_bits():  # in arrival order
+        p = int(parallelism[j])
+        vms = lowest(usable & ~taken, p)
         if len(vms) < p:
             if strict:
                 break
             continue
-        vms = vms[:p]
-        usable[:, vms] = False
-        chosen.append((int(j), vms))
+        for v in vms:
+            taken |= 1 << v
+        chosen.append((j, np.array(vms, dtype=np.int64)))
     return chosen
 
 
@@ -150,20 +153,40 @@ def fair(state: DecisionState, *, fastest: bool = False) -> list[tuple[int, np.n
 
 def asjs(state: DecisionState, *, wait: bool = True) -> list[tuple[int, np.ndarray]]:
     """Each job waits for its best-scored VMs (computing power and bandwidth), or not."""
-    inst = state.instance
-    score = 0.5 * inst.speed / inst.speed.max() + 0.5 * inst.vm_bandwidth / inst.vm_bandwidth.max()
-    in_time = state.now + state.task_time[state.waiting] <= inst.due[state.waiting, None]
-    rank = np.lexsort((np.arange(inst.n_vms), -score))  # best score first, then index
-    eligible = ((state.fits & in_time) if wait else state.usable)[:, rank]
-    taken = np.zeros(inst.n_vms, dtype=bool)
+    memo = state.memo  # the ranking, and each VM set's best VMs, last one simulation
+    if "asjs rank" not in memo:
+        inst = state.instance
+        score = (0.5 * inst.speed / inst.speed.max()
+                 + 0.5 * inst.vm_bandwidth / inst.vm_bandwidth.max())
+        memo["asjs rank"] = np.lexsort((np.arange(inst.n_vms), -score)).tolist()  # best first
+        memo["asjs best"] = {}
+    rank, best_of = memo["asjs rank"], memo["asjs best"]
+    parallelism = state.instance.parallelism
+    taken = 0
     chosen = []
-    for k, j in enumerate(state.waiting):
-        p = int(inst.parallelism[j])
-        best = rank[np.flatnonzero(eligible[k])[:p]]
-        if len(best) == p and state.usable[k, best].all() and not taken[best].any():
-            taken[best] = True
-            chosen.append((int(j), np.sort(best)))
+    # Eligible: without the simulation's tolerance on the deadline (as it always was).
+    eligible = state.eligible_bits(0.0) if wait else state.usable_bits()
+    for (j, free), (_, can) in zip(state.usable_bits(), eligible, strict=True):
+        p = int(parallelism[j])
+        best = best_of.get((can, p))
+        if best is None:  # the p best-scored VMs of the set (-1: it has fewer)
+            best = best_of[can, p] = _best(rank, can, p)
+        if best >= 0 and not best & ~free and not best & taken:
+            taken |= best
+            chosen.append((j, np.array(lowest(best, p), dtype=np.int64)))
     return chosen
+
+
+def _best(rank: list[int], bits: int, p: int) -> int:
+    """The first ``p`` VMs of ``rank`` set in ``bits``, as bits (-1 when fewer than ``p``)."""
+    best, found = 0, 0
+    for v in rank:
+        if found == p:
+            break
+        if bits >> v & 1:
+            best |= 1 << v
+            found += 1
+    return best if found == p else -1
 
 
 def cmms(state: DecisionState) -> list[tuple[int, np.ndarray]]:

@@ -66,14 +66,17 @@ class Simulation:
         """
         times = np.asarray(times)
         order = np.argsort(times, kind="stable")
+        # Python scalars to group the batches (numpy scalars cost more per element);
+        # the times waited for stay the array's own scalars, as they always were.
+        sorted_times, indices = times[order].tolist(), order.tolist()
 
         def process() -> Any:
             k = 0
-            while k < len(order):
-                t = times[order[k]]
+            while k < len(indices):
+                t, first = times[indices[k]], sorted_times[k]
                 batch = []
-                while k < len(order) and times[order[k]] == t:
-                    batch.append(int(order[k]))
+                while k < len(indices) and sorted_times[k] == first:
+                    batch.append(indices[k])
                     k += 1
                 if t > self.env.now:
                     yield self.env.timeout(t - self.env.now)

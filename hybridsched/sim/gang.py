@@ -26,13 +26,30 @@ drops a job as soon as it can no longer be run. Decisions happen at events
 
 The simulation checks every choice against these rules, so a policy can
 only start valid gangs; the family checker re-checks the realised schedule.
+
+*Speed*: the simulation keeps, per waiting job, how many of the fastest VMs
+still end its task by its deadline (a count that only falls as time passes:
+task times are ``instructions / speed``, so the VMs in time are always the
+fastest ones), and the free VMs, as Python integers used as bit sets (bit
+``v`` is VM ``v``). Drops, the check that some waiting job has enough usable
+VMs (without which the policy could only start nothing, so it is not
+called) and the check of every start are then a few integer operations per
+job instead of numpy calls on arrays of at most a few thousand elements. The
+policy sees the same :class:`DecisionState`; its numpy matrices are built
+only when the policy reads them, and :meth:`DecisionState.usable_bits` and
+:meth:`DecisionState.eligible_bits` give the same sets as bits (a list of
+integers, one per waiting job).
 """
 
 from __future__ import annotations
 
+import heapq
+import math
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -40,6 +57,34 @@ from hybridsched.gang.checker import TIME_TOL
 from hybridsched.gang.instance import Instance
 from hybridsched.gang.solution import Solution, from_starts
 from hybridsched.sim import Simulation
+
+
+def to_bits(mask: np.ndarray) -> int:
+    """The indices where the 1-D boolean ``mask`` is true, as the bits of an integer."""
+    return int.from_bytes(np.packbits(mask, bitorder="little").tobytes(), "little")
+
+
+def rows_to_bits(mask: np.ndarray) -> list[int]:
+    """:func:`to_bits` of every row of the 2-D boolean ``mask``."""
+    packed = np.packbits(mask, axis=1, bitorder="little")
+    width, data = packed.shape[1], packed.tobytes()
+    return [int.from_bytes(data[i:i + width], "little") for i in range(0, len(data), width)]
+
+
+def from_bits(bits: int, n: int) -> np.ndarray:
+    """The boolean mask of length ``n`` whose true indices are the bits of ``bits``."""
+    raw = np.frombuffer(bits.to_bytes((n + 7) // 8, "little"), dtype=np.uint8)
+    return np.unpackbits(raw, bitorder="little")[:n].astype(bool)
+
+
+def lowest(bits: int, p: int) -> list[int]:
+    """The ``p`` lowest indices set in ``bits``, ascending (fewer if it has fewer)."""
+    found = []
+    while bits and len(found) < p:
+        low = bits & -bits
+        found.append(low.bit_length() - 1)
+        bits ^= low
+    return found
 
 
 @dataclass
@@ -50,7 +95,8 @@ class DecisionState:
     ends its task by the job's deadline if started ``now``; ``fits[k, v]``: VM
     ``v`` (free or busy) meets its memory, bandwidth and disk demands;
     ``task_time`` is the instance's full job-by-VM matrix; ``ready[v]`` is
-    when VM ``v`` is free (``now`` when it is).
+    when VM ``v`` is free (``now`` when it is). ``memo`` is a cache a policy
+    may keep values of the instance in; it lasts one simulation.
     """
 
     now: float
@@ -60,6 +106,69 @@ class DecisionState:
     task_time: np.ndarray
     fits: np.ndarray
     ready: np.ndarray | None = None
+    memo: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    def usable_bits(self) -> Iterator[tuple[int, int]]:
+        """Each waiting job (in queue order) with its row of ``usable`` as bits.
+
+        Bit ``v`` of the integer is VM ``v``.
+        """
+        return zip(self.waiting.tolist(), rows_to_bits(self.usable), strict=True)
+
+    def eligible_bits(self, tol: float = TIME_TOL) -> Iterator[tuple[int, int]]:
+        """Each waiting job with the VMs that fit it and end its task by its deadline.
+
+        Free or busy VMs, as bits; the deadline is extended by ``tol``, the
+        task started now.
+        """
+        rows = self.waiting
+        in_time = self.now + self.task_time[rows] <= self.instance.due[rows, None] + tol
+        return zip(rows.tolist(), rows_to_bits(self.fits & in_time), strict=True)
+
+
+class _LiveState(DecisionState):
+    """A decision of :func:`simulate`: the numpy arrays are built when first read."""
+
+    def __init__(self, run: _Run, now: float, jobs: list[int]) -> None:
+        # No dataclass __init__: waiting, usable, fits and ready are cached properties.
+        self.now = now
+        self.instance = run.instance
+        self.task_time = run.task_time
+        self.memo = run.memo
+        self._run, self._jobs = run, jobs
+        self._free = run.free_bits  # an int: later starts do not change it
+
+    @cached_property
+    def waiting(self) -> np.ndarray:  # type: ignore[override]
+        return np.array(self._jobs, dtype=np.int64)
+
+    @cached_property
+    def fits(self) -> np.ndarray:  # type: ignore[override]
+        return self._run.fits[self.waiting]
+
+    @cached_property
+    def usable(self) -> np.ndarray:  # type: ignore[override]
+        rows = self.waiting
+        in_time = self.now + self.task_time[rows] <= self._run.due[rows, None] + TIME_TOL
+        return self.fits & in_time & from_bits(self._free, self.instance.n_vms)[None, :]
+
+    @cached_property
+    def ready(self) -> np.ndarray:  # type: ignore[override]
+        free = from_bits(self._free, self.instance.n_vms)
+        return np.where(free, self.now, np.array(self._run.busy_until))
+
+    def usable_bits(self) -> Iterator[tuple[int, int]]:
+        # A generator: strict FIFO reads only the head of a long queue.
+        free, eligible = self._free, self._run.eligible
+        return ((j, eligible[j] & free) for j in self._jobs)
+
+    def eligible_bits(self, tol: float = TIME_TOL) -> Iterator[tuple[int, int]]:
+        run = self._run
+        if tol == TIME_TOL:
+            return ((j, run.eligible[j]) for j in self._jobs)
+        return ((j, run.fit_bits[j] & run.fast[run.in_time(
+            j, self.now, run.due_plain[j] + tol,
+            run.count[j] if tol < TIME_TOL else len(run.speed_desc))]) for j in self._jobs)
 
 
 #: A policy: ``policy(state) -> [(job, vms), ...]`` to start now, in order.
@@ -84,83 +193,195 @@ class OnlineStats:
 DROP_RULES = ("latest-start", "deadline")
 
 
+class _Run:
+    """The state of one simulation: waiting jobs, free VMs (bits), the realised schedule.
+
+    Work per event is kept to the jobs it can change: a job's count of VMs in
+    time changes only once ``now`` passes a threshold (a heap of them, each a
+    little early, then checked exactly), and whether a job has enough usable
+    VMs (the set ``startable``) only when its count changes, VMs are taken
+    (jobs in the set) or freed (jobs out of it).
+    """
+
+    def __init__(self, instance: Instance, policy: Policy, drop: str) -> None:
+        self.sim = Simulation()
+        self.instance, self.policy, self.latest = instance, policy, drop == "latest-start"
+        self.fits, self.task_time, self.due = instance.fits(), instance.task_time(), instance.due
+        n = instance.n_vms
+        speed = np.asarray(instance.speed, dtype=float)
+        order = np.argsort(-speed, kind="stable").tolist()
+        # Task times are instructions / speed: the VMs that end a task by a deadline
+        # are always the fastest ones, fast[c] being the c fastest.
+        self.speed_desc = speed[order].tolist()
+        self.fast = [0]
+        for v in order:
+            self.fast.append(self.fast[-1] | 1 << v)
+        self.fit_bits = rows_to_bits(self.fits)
+        self.speed = speed.tolist()
+        self.instructions = np.asarray(instance.instructions, dtype=float).tolist()
+        self.parallelism = instance.parallelism.tolist()
+        self.due_plain = self.due.tolist()
+        self.due_tol = (self.due + TIME_TOL).tolist()
+        self.due_early = (self.due - TIME_TOL).tolist()
+        arrival_order = np.argsort(instance.arrival, kind="stable")
+        self.queue_rank = np.empty(instance.n_jobs, dtype=np.int64)
+        self.queue_rank[arrival_order] = np.arange(instance.n_jobs)
+        self.queue_rank = self.queue_rank.tolist()  # the order jobs join the queue
+        self.count = [n] * instance.n_jobs  # of the fastest VMs, how many are in time
+        self.eligible = [0] * instance.n_jobs  # fitting VMs in time (count's), as bits
+        self.due_check = [0.0] * instance.n_jobs  # the job's threshold in the heap
+        self.heap: list[tuple[float, int]] = []
+        self.reviewed: list[tuple[float, int]] = []  # to push once the reviews are done
+        self.free_bits = (1 << n) - 1
+        self.busy_until = [0.0] * n
+        self.waiting: dict[int, None] = {}  # in arrival order
+        self.startable: set[int] = set()  # waiting jobs with enough usable VMs
+        self.starts: dict[int, tuple[float, list[int]]] = {}
+        self.dropped: dict[int, str] = {}
+        self.stats = OnlineStats()
+        self.memo: dict[Any, Any] = {}
+
+    def in_time(self, j: int, now: float, limit: float, c: int) -> int:
+        """How many of the fastest VMs end a task of ``j`` by ``limit`` (at most ``c``).
+
+        The same float operations as ``now + task_time[j, v] <= limit``, a
+        test true for the fastest VMs and false from some point on.
+        """
+        x, speed = self.instructions[j], self.speed_desc
+        if not c or now + x / speed[c - 1] <= limit:
+            return c
+        low, high = 0, c - 1  # the first VM out of time is in [low, high]
+        while low < high:
+            middle = (low + high) // 2
+            if now + x / speed[middle] <= limit:
+                low = middle + 1
+            else:
+                high = middle
+        return low
+
+    def drop_job(self, j: int, reason: str) -> None:
+        self.dropped[j] = reason
+        self.sim.log.record(float(self.sim.now), "drop", job=self.instance.job_ids[j],
+                            reason=reason)
+
+    def review(self, j: int, now: float) -> bool:
+        """Update job ``j``'s VMs in time at ``now``; return whether it is late (to drop)."""
+        c = self.count[j]
+        if c and now + self.instructions[j] / self.speed_desc[c - 1] > self.due_tol[j]:
+            c = self.count[j] = self.in_time(j, now, self.due_tol[j], c)
+        bits = self.eligible[j] = self.fit_bits[j] & self.fast[c]
+        if (bits.bit_count() < self.parallelism[j] if self.latest
+                else now >= self.due_early[j]):
+            return True
+        if (bits & self.free_bits).bit_count() >= self.parallelism[j]:
+            self.startable.add(j)
+        else:
+            self.startable.discard(j)
+        # When the next VM may fall out of time (a little early: the test is exact).
+        limit = self.due_tol[j]
+        check = (limit - self.instructions[j] / self.speed_desc[c - 1]
+                 - 1e-9 * (1.0 + abs(limit))) if c else math.inf
+        if not self.latest:
+            check = min(check, self.due_early[j])
+        self.due_check[j] = check
+        # Pushed after this decision's reviews: a job within the margin at ``now``
+        # is checked again at the next event, not again and again now.
+        self.reviewed.append((check, j))
+        return False
+
+    def decide(self) -> None:
+        now = float(self.sim.env.now)
+        self.stats.decisions += 1
+        heap, waiting, due_check = self.heap, self.waiting, self.due_check
+        late = []
+        while heap and heap[0][0] <= now:  # only the jobs whose threshold has passed
+            check, j = heapq.heappop(heap)
+            if j in waiting and due_check[j] == check and self.review(j, now):
+                late.append(j)
+        for entry in self.reviewed:
+            heapq.heappush(heap, entry)
+        self.reviewed.clear()
+        if late:  # dropped in queue order, as a scan of the queue would
+            late.sort(key=self.queue_rank.__getitem__)
+            reason = ("no longer enough VMs fast enough for its deadline" if self.latest
+                      else "its deadline has passed")
+            for j in late:
+                del waiting[j]
+                self.startable.discard(j)
+                self.drop_job(j, reason)
+        # A policy can only start a job with enough usable VMs: without one, skip it.
+        # (startable may hold jobs that lost VMs to starts since: forget them now.)
+        startable, eligible, parallelism, free = (self.startable, self.eligible,
+                                                  self.parallelism, self.free_bits)
+        while startable:
+            j = next(iter(startable))
+            if (eligible[j] & free).bit_count() >= parallelism[j]:
+                break
+            startable.discard(j)
+        else:
+            return
+        chosen = list(self.policy(_LiveState(self, now, list(waiting))))
+        for j, vms in chosen:
+            self.start(now, int(j), np.asarray(vms, dtype=np.int64).tolist())
+
+    def start(self, now: float, j: int, vms: list[int]) -> None:
+        """Start waiting job ``j`` on ``vms`` now, once checked."""
+        bits = 0
+        for v in vms:
+            bits |= 1 << v if 0 <= v < self.instance.n_vms else -1
+        if (j not in self.waiting or bits < 0 or len(vms) != self.parallelism[j]
+                or bits.bit_count() != len(vms) or bits & ~(self.eligible[j] & self.free_bits)):
+            raise RuntimeError(f"policy started job {self.instance.job_ids[j]!r} on invalid "
+                               "VMs")
+        self.free_bits &= ~bits
+        del self.waiting[j]
+        self.startable.discard(j)  # the others are checked when next needed
+        x, speed = self.instructions[j], self.speed
+        end = now + max(x / speed[v] for v in vms)
+        for v in vms:
+            self.busy_until[v] = end
+        self.starts[j] = (now, vms)
+        vm_ids = self.instance.vm_ids
+        self.sim.log.record(now, "start", job=self.instance.job_ids[j],
+                            vms=[vm_ids[v] for v in vms], end=end)
+        self.sim.after(end - now, lambda: self.finish(j, bits, end))
+
+    def finish(self, j: int, bits: int, end: float) -> None:
+        free = self.free_bits = self.free_bits | bits
+        eligible, parallelism, startable = self.eligible, self.parallelism, self.startable
+        for k in self.waiting:
+            if k not in startable and (eligible[k] & free).bit_count() >= parallelism[k]:
+                startable.add(k)
+        self.sim.log.record(end, "end", job=self.instance.job_ids[j])
+        self.decide()
+
+    def arrive(self, batch: list[int]) -> None:
+        now, ids = float(self.sim.now), self.instance.job_ids
+        for j in batch:
+            self.sim.log.record(now, "arrival", job=ids[j])
+            fitting = self.fit_bits[j].bit_count()
+            if self.latest and fitting < self.parallelism[j]:
+                self.drop_job(j, f"only {fitting} VMs meet its demands, it needs "
+                              f"{int(self.parallelism[j])}")
+            else:
+                self.waiting[j] = None
+                self.due_check[j] = -math.inf  # reviewed at the decision below
+                heapq.heappush(self.heap, (-math.inf, j))
+        self.decide()
+
+
 def simulate(instance: Instance, policy: Policy, *, drop: str = "latest-start"
              ) -> tuple[Solution, OnlineStats]:
     """Run ``policy`` online on ``instance``; return the realised schedule and counters."""
     if drop not in DROP_RULES:
         raise ValueError(f"drop: must be one of {', '.join(DROP_RULES)}, got {drop!r}")
     started_at = time.perf_counter()
-    sim = Simulation()
-    fits = instance.fits()
-    task_time = instance.task_time()
-    due = instance.due
-    free = np.ones(instance.n_vms, dtype=bool)
-    busy_until = np.zeros(instance.n_vms)
-    waiting: list[int] = []
-    starts: dict[int, tuple[float, list[int]]] = {}
-    dropped: dict[int, str] = {}
-    stats = OnlineStats()
-    ids, vm_ids = instance.job_ids, instance.vm_ids
-
-    def drop_job(j: int, reason: str) -> None:
-        dropped[j] = reason
-        sim.log.record(float(sim.now), "drop", job=ids[j], reason=reason)
-
-    def decide() -> None:
-        now = float(sim.now)
-        stats.decisions += 1
-        if not waiting:
-            return
-        rows = np.array(waiting, dtype=np.int64)
-        in_time = now + task_time[rows] <= due[rows, None] + TIME_TOL
-        can = fits[rows] & in_time
-        if drop == "latest-start":
-            late = can.sum(axis=1) < instance.parallelism[rows]
-            reason = "no longer enough VMs fast enough for its deadline"
-        else:
-            late = now >= due[rows] - TIME_TOL
-            reason = "its deadline has passed"
-        for j in rows[late]:
-            drop_job(int(j), reason)
-        keep = ~late
-        waiting[:] = rows[keep].tolist()
-        if not waiting:
-            return
-        state = DecisionState(now, rows[keep], can[keep] & free[None, :], instance, task_time,
-                              fits[rows[keep]], np.where(free, now, busy_until))
-        for j, vms in policy(state):
-            vms = np.asarray(vms, dtype=np.int64)
-            if (len(vms) != instance.parallelism[j] or len(set(vms.tolist())) != len(vms)
-                    or not free[vms].all() or not fits[j, vms].all()
-                    or (now + task_time[j, vms] > due[j] + TIME_TOL).any()):
-                raise RuntimeError(f"policy started job {ids[j]!r} on invalid VMs")
-            free[vms] = False
-            waiting.remove(int(j))
-            end = now + float(task_time[j, vms].max())
-            busy_until[vms] = end
-            starts[int(j)] = (now, vms.tolist())
-            sim.log.record(now, "start", job=ids[j], vms=[vm_ids[v] for v in vms], end=end)
-            sim.after(end - now, lambda j=int(j), vms=vms, end=end: finish(j, vms, end))
-
-    def finish(j: int, vms: np.ndarray, end: float) -> None:
-        free[vms] = True
-        sim.log.record(end, "end", job=ids[j])
-        decide()
-
-    def arrive(batch: list[int]) -> None:
-        for j in batch:
-            sim.log.record(float(sim.now), "arrival", job=ids[j])
-            if drop == "latest-start" and fits[j].sum() < instance.parallelism[j]:
-                drop_job(j, f"only {int(fits[j].sum())} VMs meet its demands, it needs "
-                        f"{int(instance.parallelism[j])}")
-            else:
-                waiting.append(j)
-        decide()
-
-    sim.arrivals(instance.arrival, arrive)
-    sim.run()
-    for j in waiting:  # only under drop="deadline": queued past the last event
-        drop_job(j, "never started")
-    stats.wall_s = time.perf_counter() - started_at
-    stats.events = len(sim.log)
-    return from_starts(instance.n_jobs, starts, dropped, sim.log.records()), stats
+    run = _Run(instance, policy, drop)
+    run.sim.arrivals(instance.arrival, run.arrive)
+    run.sim.run()
+    for j in run.waiting:  # only under drop="deadline": queued past the last event
+        run.drop_job(j, "never started")
+    run.stats.wall_s = time.perf_counter() - started_at
+    run.stats.events = len(run.sim.log)
+    return (from_starts(instance.n_jobs, run.starts, run.dropped, run.sim.log.records()),
+            run.stats)
