@@ -21,7 +21,7 @@ file reader's question (:class:`hybridsched.gang.schema.EventDoc`).
 from __future__ import annotations
 
 import math
-from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -46,29 +46,33 @@ def log_problems(instance: Instance, solution: Solution, finish: np.ndarray, tol
     problems: list[str] = []
     jobs = {jid: j for j, jid in enumerate(instance.job_ids)}
     started = ~np.isnan(solution.start)
-    counts: dict[str, Counter[int]] = {kind: Counter() for kind in ("arrival", "start", "end",
-                                                                   "drop")}
+    # Plain Python values, read once: a log has a few records per job.
+    facts = _Facts(instance.arrival.tolist(), solution.start.tolist(), finish.tolist(),
+                   started.tolist(), _vms_of(instance, solution))
+    counts = {kind: [0] * instance.n_jobs for kind in ("arrival", "start", "end", "drop")}
     previous = -math.inf
     for k, record in enumerate(solution.events):
-        where, kind, when = f"event {k}", record.get("event"), float(record.get("time", 0.0))
+        kind, when = record.get("event"), float(record.get("time", 0.0))
         j = jobs.get(record.get("job"))
-        if j is None or kind not in counts:
-            problems.append(f"{where}: {kind} of unknown job {record.get('job')!r}")
+        tally = counts.get(kind)  # type: ignore[arg-type]
+        if j is None or tally is None:
+            problems.append(f"event {k}: {kind} of unknown job {record.get('job')!r}")
             continue
         if when < previous - tol:
-            problems.append(f"{where}: at {when:g}, before the record above it ({previous:g})")
-        previous = max(previous, when)
-        counts[kind][j] += 1
-        jid = instance.job_ids[j]
-        problems += _record_problems(instance, solution, finish, tol, where, kind, when, j,
-                                     jid, record, started)
+            problems.append(f"event {k}: at {when:g}, before the record above it "
+                            f"({previous:g})")
+        if when > previous:
+            previous = when
+        tally[j] += 1
+        found = _record_problems(facts, tol, kind, when, j, record)
+        if found:
+            jid = instance.job_ids[j]
+            problems += [f"event {k}: {text.format(jid=repr(jid))}" for text in found]
     for kind, expected in (("arrival", np.ones(instance.n_jobs, dtype=bool)),
                            ("start", started), ("end", started), ("drop", ~started)):
-        found = np.zeros(instance.n_jobs, dtype=np.int64)
-        for j, times in counts[kind].items():
-            found[j] = times
-        for j in np.flatnonzero(found != expected)[:limit + 1]:
-            problems.append(f"the log has {found[j]} {kind} records of job "
+        found_counts = np.array(counts[kind], dtype=np.int64)
+        for j in np.flatnonzero(found_counts != expected)[:limit + 1]:
+            problems.append(f"the log has {found_counts[j]} {kind} records of job "
                             f"{instance.job_ids[j]!r}, the schedule "
                             f"{'one' if expected[j] else 'none'}")
     if len(problems) > limit:
@@ -76,31 +80,58 @@ def log_problems(instance: Instance, solution: Solution, finish: np.ndarray, tol
     return problems
 
 
-def _record_problems(instance: Instance, solution: Solution, finish: np.ndarray, tol: float,
-                     where: str, kind: str, when: float, j: int, jid: str,
-                     record: dict[str, Any], started: np.ndarray) -> list[str]:
-    """What one record of job ``j`` says that the schedule does not."""
-    arrival = float(instance.arrival[j])
+@dataclass(frozen=True)
+class _Facts:
+    """What the schedule says of each job, as Python values."""
+
+    arrival: list[float]
+    start: list[float]
+    finish: list[float]
+    started: list[bool]
+    vms: dict[int, list[str]]
+
+
+def _vms_of(instance: Instance, solution: Solution) -> dict[int, list[str]]:
+    """The sorted VM ids of each started job's tasks (one pass over the tasks)."""
+    vms: dict[int, list[str]] = {}
+    vm_ids = instance.vm_ids
+    for j, v in zip(solution.task_job.tolist(), solution.task_vm.tolist(), strict=True):
+        vms.setdefault(j, []).append(vm_ids[v])
+    for names in vms.values():
+        names.sort()
+    return vms
+
+
+def _record_problems(facts: _Facts, tol: float, kind: str, when: float, j: int,
+                     record: dict[str, Any]) -> list[str]:
+    """What one record of job ``j`` says that the schedule does not (``{jid}``: its id)."""
+    arrival = facts.arrival[j]
     if kind == "arrival":
-        return ([f"{where}: job {jid!r} arrives at {arrival:g}, not {when:g}"]
+        return ([f"job {{jid}} arrives at {arrival:g}, not {when:g}"]
                 if _off(when, arrival, tol) else [])
     if kind == "drop":
-        return ([f"{where}: job {jid!r} dropped at {when:g}, before its arrival {arrival:g}"]
+        return ([f"job {{jid}} dropped at {when:g}, before its arrival {arrival:g}"]
                 if when < arrival - tol else [])
-    if not started[j]:
-        return [f"{where}: {kind} of job {jid!r}, which the schedule does not run"]
+    if not facts.started[j]:
+        return [f"{kind} of job {{jid}}, which the schedule does not run"]
+    finish = facts.finish[j]
     if kind == "end":
-        return ([f"{where}: job {jid!r} ends at {when:g}, its tasks at {finish[j]:g}"]
-                if _off(when, float(finish[j]), tol) else [])
+        return ([f"job {{jid}} ends at {when:g}, its tasks at {finish:g}"]
+                if _off(when, finish, tol) else [])
     problems = []
-    if _off(when, float(solution.start[j]), tol):
-        problems.append(f"{where}: job {jid!r} starts at {when:g}, the schedule at "
-                        f"{solution.start[j]:g}")
-    vms = sorted(instance.vm_ids[v] for v in solution.task_vm[solution.task_job == j])
+    start = facts.start[j]
+    if _off(when, start, tol):
+        problems.append(f"job {{jid}} starts at {when:g}, the schedule at {start:g}")
+    vms = facts.vms.get(j, [])
     if sorted(record.get("vms", [])) != vms:
-        problems.append(f"{where}: job {jid!r} starts on {record.get('vms')}, the schedule on "
-                        f"{vms}")
-    if _off(float(record.get("end", math.nan)), float(finish[j]), tol):
-        problems.append(f"{where}: job {jid!r} is logged to end at {record.get('end')!r}, its "
-                        f"tasks at {finish[j]:g}")
+        problems.append(f"job {{jid}} starts on {_braces(str(record.get('vms')))}, the "
+                        f"schedule on {_braces(str(vms))}")
+    if _off(float(record.get("end", math.nan)), finish, tol):
+        problems.append(f"job {{jid}} is logged to end at {_braces(repr(record.get('end')))}, its "
+                        f"tasks at {finish:g}")
     return problems
+
+
+def _braces(text: str) -> str:
+    """``text`` safe inside a ``str.format`` template."""
+    return text.replace("{", "{{").replace("}", "}}")
