@@ -1,11 +1,9 @@
-"""Dask clusters for campaigns: started (in the background if asked), kept alive, shut down.
+"""Dask clusters for campaigns: started, kept alive, shut down.
 
 :func:`client_for` gives a client on a new :class:`distributed.LocalCluster`
 (one single-threaded worker process per core; HiGHS is told to use one thread
 as well: :data:`hybridsched.models.highs.HIGHS_OPTIONS`) or on an existing
-scheduler. :class:`ClusterStarter` starts a LocalCluster in a thread while
-the caller goes on running in process (the engine's ``auto`` mode), and hands
-it to :func:`client_for` when ready. Worker processes ignore Ctrl-C (the
+scheduler. Worker processes ignore Ctrl-C (the
 driver stops them); a worker lost to a crash is restarted
 (:class:`WorkerKeeper`); after Ctrl-C the workers are ended at once.
 """
@@ -15,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import signal
-import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -104,82 +101,13 @@ def _start_local(n: int, stack: contextlib.ExitStack) -> tuple[Any, Any, set[int
     return cluster, client, earlier
 
 
-class ClusterStarter:
-    """Starts a LocalCluster of ``workers`` processes in a thread, while the caller works.
-
-    The caller polls :meth:`ready`, then gives the starter to :func:`client_for`,
-    or calls :meth:`discard` (on Ctrl-C, or when the cluster is not needed after
-    all). Either way the thread is waited for: a half-started cluster is never
-    left behind.
-    """
-
-    def __init__(self, workers: int) -> None:
-        self.workers = workers
-        self.stack = contextlib.ExitStack()
-        self.started_s = 0.0
-        self._started: tuple[Any, Any, set[int]] | None = None
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._start, name="hybridsched-cluster-start",
-                                        daemon=True)
-        self._thread.start()
-
-    def _start(self) -> None:
-        began = time.perf_counter()
-        try:
-            self._started = _start_local(self.workers, self.stack)
-        except BaseException as exc:  # noqa: BLE001 - handed to the caller by wait()
-            self._error = exc
-        self.started_s = time.perf_counter() - began
-
-    def ready(self) -> bool:
-        """Whether the start has ended (started, or failed)."""
-        return not self._thread.is_alive()
-
-    def _join(self) -> bool:
-        """Wait for the thread; whether a Ctrl-C arrived meanwhile."""
-        interrupted = False
-        while self._thread.is_alive():
-            try:
-                self._thread.join()
-            except KeyboardInterrupt:
-                interrupted = True
-        return interrupted
-
-    def wait(self) -> tuple[Any, Any, set[int]]:
-        """The cluster, its client and the children before it, once started.
-
-        Raises the start's error, or ``KeyboardInterrupt`` (after shutting the
-        cluster down) when Ctrl-C arrived while waiting.
-        """
-        if self._join():
-            self.discard()
-            raise KeyboardInterrupt
-        if self._error is not None or self._started is None:
-            self.stack.close()
-            raise self._error or ClusterError("the local Dask cluster did not start")
-        return self._started
-
-    def discard(self) -> None:
-        """Shut the cluster down at once (its workers are ended), once started."""
-        self._join()
-        try:
-            if self._started is not None:
-                cluster, client, earlier = self._started
-                _shut_down(client, cluster, earlier)
-        finally:
-            self._started = None
-            self.stack.close()
-
-
 @contextlib.contextmanager
-def client_for(scheduler: str | None, workers: int | None,
-               starter: ClusterStarter | None = None
+def client_for(scheduler: str | None, workers: int | None
                ) -> Iterator[tuple[Any, int, str, WorkerKeeper]]:
     """A Dask client, on a new LocalCluster or on ``scheduler``; closed on exit.
 
     Yields the client, its worker threads, where it runs, and the
-    :class:`WorkerKeeper` of the cluster. ``starter``, when given, is a
-    LocalCluster started in the background, used instead of a new one.
+    :class:`WorkerKeeper` of the cluster.
 
     Ctrl-C while the cluster starts is held until it has started (then
     raised), so that a half-started cluster is never left behind.
@@ -188,12 +116,7 @@ def client_for(scheduler: str | None, workers: int | None,
 
     cluster, n, earlier = None, 0, set()
     with contextlib.ExitStack() as stack:
-        if starter is not None:
-            n = starter.workers
-            cluster, client, earlier = starter.wait()
-            stack.enter_context(starter.stack)
-            where = "local"
-        elif scheduler is None:
+        if scheduler is None:
             n = workers or cores()
             try:
                 with interrupt.deferred():  # raises on leaving if Ctrl-C came meanwhile

@@ -10,10 +10,9 @@ in every mode: a run is a pure function of its :class:`~.runs.Run`.
   from workers, then a LocalCluster for the rest. After each run in process,
   the time the runs left would take serially is estimated (the fastest run so
   far times the runs left until three have run, their median after: the first
-  run also pays for imports); once it exceeds :data:`AUTO_CLUSTER_S` a
-  cluster starts in the background (:class:`~.cluster.ClusterStarter`) while
-  runs go on in process, and takes the rest once ready. A small campaign
-  never waits for a cluster, and a large one loses no time to its start-up.
+  run also pays for imports); once it exceeds :data:`AUTO_CLUSTER_S` the
+  cluster is started and takes the rest. A small campaign never waits for a
+  cluster, and a large one loses only its first runs' worth of parallelism.
 * ``local``: a :class:`distributed.LocalCluster` with one single-threaded
   worker *process* per core (HiGHS is told to use one thread as well:
   :data:`hybridsched.models.highs.HIGHS_OPTIONS`).
@@ -39,7 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hybridsched.errors import ClusterError
-from hybridsched.experiments.cluster import ClusterStarter, client_for
+from hybridsched.experiments.cluster import client_for
 from hybridsched.experiments.runner import FAILED, execute_run, failed_row, last_line
 from hybridsched.experiments.runs import Run
 from hybridsched.provenance import cores
@@ -121,54 +120,38 @@ def execute(runs: Sequence[Run], on_row: Callable[[dict[str, Any]], None], *,
 
     started = time.perf_counter()
     note = ""
-    starter: ClusterStarter | None = None
     if scheduler is None and mode in ("serial", "auto"):
         n_workers = workers or cores()
         limit = None if mode == "serial" or n_workers < 2 else AUTO_CLUSTER_S
         done, estimate = _run_serially(runs, finished, report, counts, limit=limit)
-        if done < len(runs):
-            # The cluster starts in the background; runs go on here until it is ready.
-            starter = ClusterStarter(n_workers)
-            try:
-                more, _ = _run_serially(runs[done:], finished, report, counts,
-                                        until=starter.ready)
-            except BaseException:
-                starter.discard()
-                raise
-            note = (f"auto: {done + more} run{'s' * (done + more != 1)} in process (the "
-                    f"cluster started after {done}, the runs left estimated at "
-                    f"{estimate:.0f} s serially), {len(runs) - done - more} on the cluster")
-            done += more
-            if done == len(runs):
-                starter.discard()
-                starter = None
-        if starter is None:
+        if done == len(runs):
             if mode == "auto":
-                note = note or (f"auto: the runs were too short to gain from {n_workers} "
-                                "workers" if n_workers > 1 else "auto: one core")
+                note = (f"auto: the runs were too short to gain from {n_workers} workers"
+                        if n_workers > 1 else "auto: one core")
             return Execution("serial", 1, 0.0, time.perf_counter() - started, counts, note)
+        # The cluster is started only now, not beside runs in this process: solver
+        # libraries here redirect file descriptors (pyomo's TeeStream) while Dask's start
+        # spawns processes, and the two raced ("Bad file descriptor", a failed run).
+        note = (f"auto: {done} run{'s' * (done != 1)} in process, then the "
+                f"{len(runs) - done} left (estimated {estimate:.0f} s serially) on the cluster")
         runs = runs[done:]
     cluster_from = time.perf_counter()
-    with client_for(scheduler, workers, starter) as (client, n_workers, where, keeper):
-        startup = (starter.started_s if starter is not None
-                   else time.perf_counter() - cluster_from)
+    with client_for(scheduler, workers) as (client, n_workers, where, keeper):
+        startup = time.perf_counter() - cluster_from
         _run_on(client, runs, counts, finished, report, n_workers, keeper)
     return Execution(where, n_workers, startup, time.perf_counter() - started, counts, note)
 
 
 def _run_serially(runs: Sequence[Run], finished: Callable[[dict[str, Any]], None],
-                  report: Progress, counts: Counts, *, limit: float | None = None,
-                  until: Callable[[], bool] | None = None) -> tuple[int, float]:
+                  report: Progress, counts: Counts, *, limit: float | None = None
+                  ) -> tuple[int, float]:
     """Run ``runs`` in this process, one after the other, and return how many ran.
 
     Stops before a run when the runs left would take over ``limit`` seconds
-    (estimated from those done; the estimate is returned, 0 when all ran) or
-    when ``until()`` is true.
+    (estimated from those done; the estimate is returned, 0 when all ran).
     """
     durations: list[float] = []
     for k, run in enumerate(runs):
-        if until is not None and until():
-            return k, 0.0
         if limit is not None and durations:
             typical = (statistics.median(durations) if len(durations) >= AUTO_MEDIAN_AFTER
                        else min(durations))
