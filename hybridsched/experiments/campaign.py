@@ -41,7 +41,8 @@ class CampaignSummary:
     mode_note: str = ""
     #: The runs' own wall times summed (what they would take one after the other).
     runs_s: float = 0.0
-    #: ``runs_s`` over the time the runs took here: the speed-up over serial.
+    #: ``runs_s`` over the time the runs took on workers: the speed-up over serial
+    #: (``None`` when they ran in this process).
     speedup: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -139,7 +140,7 @@ def run_campaign(spec: str | Path | Campaign, output: str | Path, *, mode: str =
     if execution is not None:
         summary.mode, summary.mode_note = execution.mode, execution.note
         summary.workers, summary.startup_s = execution.workers, execution.startup_s
-        if execution.elapsed_s > 0:
+        if execution.mode != "serial" and execution.elapsed_s > 0:
             summary.speedup = summary.runs_s / execution.elapsed_s
     summary.elapsed_s = time.perf_counter() - started
     return summary
