@@ -86,12 +86,24 @@ def from_core_sequences(
 def durations_function(
     instance: Instance, vm_types: list[int] | tuple[int, ...]
 ) -> Callable[[int], np.ndarray]:
-    """Return ``machine -> run time of every task on a core of that machine``."""
+    """Return ``machine -> run time of every task on a core of that machine``.
+
+    The arrays are computed once per capacity and shared (read-only): callers
+    ask once per machine or per core, and a run time array per machine made
+    schedules of thousands of machines quadratic in the number of tasks.
+    """
     n_pm = len(instance.pms)
+    by_capacity: dict[float, np.ndarray] = {}
 
     def durations_on(machine: int) -> np.ndarray:
         if machine < n_pm:
-            return instance.work / instance.pms[machine].capacity
-        return instance.work / instance.vm_types[vm_types[machine - n_pm]].capacity
+            capacity = instance.pms[machine].capacity
+        else:
+            capacity = instance.vm_types[vm_types[machine - n_pm]].capacity
+        run = by_capacity.get(capacity)
+        if run is None:
+            run = by_capacity[capacity] = instance.work / capacity
+            run.setflags(write=False)
+        return run
 
     return durations_on
