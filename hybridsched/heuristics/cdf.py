@@ -32,10 +32,15 @@ earlier cores never change again, so only the newest machine's cores can take
 tasks (under both fits: loads only grow and tasks only leave). On those
 identical cores, with ``fit="append"``, the tightest task for a core at load
 ``L`` is the one with the smallest latest start ``d - w/r >= L``: one binary
-search in a sorted list per core. That run is ``O(T (log T + c) + T M)`` for
-``c`` cores per machine and ``M`` capacities, instead of the paper's
-``O(T (P + T + N_RV))`` scan; ``fit="edf"`` screens every remaining task per
-core with numpy at each step (``O(T^2 c)`` element operations).
+search per core in an order sorted once per capacity
+(:mod:`hybridsched.heuristics.latest_starts`, which skips assigned tasks
+instead of deleting them), and a core is asked again only when its answer can
+have changed (:func:`_fill_append`). That run is ``O(T (log T + c) + M T log T)``
+for ``c`` cores per machine and ``M`` capacities, instead of the paper's
+``O(T (P + T + N_RV))`` scan (issue 21: it had grown quadratic through a list
+edit per removal and a scan of every task per VM rented); ``fit="edf"``
+screens every remaining task per core with numpy at each step (``O(T^2 c)``
+element operations).
 
 Tie-breaking (the paper gives none): equal slack goes to the lowest task
 index, then the lowest core.
@@ -61,6 +66,7 @@ import numpy as np
 
 from hybridsched.errors import MethodFailedError
 from hybridsched.heuristics.edf_core import EdfCore
+from hybridsched.heuristics.latest_starts import LatestStarts
 from hybridsched.heuristics.machine_pool import MachinePool, NewMachine, RemainingTasks
 from hybridsched.hybrid_deadline.instance import Instance
 from hybridsched.hybrid_deadline.solution import Solution, durations_function, from_core_sequences
@@ -102,7 +108,7 @@ def cdf(
         If the VM limit is reached or no machine can take a remaining task.
     """
     check_cdf_options({"fit": fit, "scan": scan})
-    remaining = RemainingTasks(instance)
+    remaining = LatestStarts(instance)
     pool = MachinePool(instance)
     sequences: dict[tuple[int, int], list[int]] = {}
     placements: list[tuple[int, int, int]] = []
@@ -128,16 +134,31 @@ def cdf(
                                     "placements": tuple(placements)})
 
 
-def _fill_append(instance: Instance, remaining: RemainingTasks, machine: NewMachine,
+def _fill_append(instance: Instance, remaining: LatestStarts, machine: NewMachine,
                  queues: list[list[int]], scan: str,
                  placements: list[tuple[int, int, int]]) -> None:
-    """Step 2 on ``machine``'s cores, each task appended after the core's last one."""
+    """Step 2 on ``machine``'s cores, each task appended after the core's last one.
+
+    Each core's tightest fit is kept between decisions and asked again only
+    when it can have changed: for the core that took a task (its load grew)
+    and for the cores whose answer was that task (it left). Removing any
+    other task leaves an answer as it was, and a core with no fit never gets
+    one back, so the decisions are those of asking every core every time.
+    """
     loads = [0.0] * machine.cores
+    answers: list[tuple[float, int] | None] = [None] * machine.cores
+    stale = [True] * machine.cores
     current = 0
     while len(remaining) and current < machine.cores:
         best: tuple[float, int, int] | None = None
+        asked: dict[float, tuple[float, int] | None] = {}  # cores at one load share an answer
         for c in range(machine.cores) if scan == "all" else (current,):
-            found = remaining.tightest_fit(machine.capacity, loads[c])
+            if stale[c]:
+                load = loads[c]
+                if load not in asked:
+                    asked[load] = remaining.tightest_fit(machine.capacity, load)
+                answers[c], stale[c] = asked[load], False
+            found = answers[c]
             if found is not None and (best is None or (found[0], found[1], c) < best):
                 best = (found[0], found[1], c)
         if best is None:
@@ -150,6 +171,10 @@ def _fill_append(instance: Instance, remaining: RemainingTasks, machine: NewMach
         queues[c].append(task)
         placements.append((task, machine.number, c))
         remaining.remove(task)
+        stale[c] = True
+        for k, found in enumerate(answers):
+            if found is not None and found[1] == task:
+                stale[k] = True
 
 
 def _fill_edf(instance: Instance, remaining: RemainingTasks, machine: NewMachine, scan: str,
