@@ -37,6 +37,8 @@ from __future__ import annotations
 import itertools
 from dataclasses import replace
 
+import numpy as np
+
 from hybridsched.hybrid_deadline.instance import Instance
 from hybridsched.hybrid_deadline.solution import Solution, durations_function, from_core_sequences
 from hybridsched.readings import check_choice
@@ -48,10 +50,10 @@ MOVES_PER_TASK = 8
 def _core_sequences(solution: Solution) -> dict[tuple[int, int], list[int]]:
     """Tasks of every core in start-time order."""
     sequences: dict[tuple[int, int], list[int]] = {}
-    for task in sorted(range(len(solution.start)), key=lambda i: solution.start[i]):
-        sequences.setdefault((int(solution.machine[task]), int(solution.core[task])), []).append(
-            task
-        )
+    machine, core = solution.machine.tolist(), solution.core.tolist()
+    # A stable sort, as sorted() was: equal starts keep task order.
+    for task in np.argsort(solution.start, kind="stable").tolist():
+        sequences.setdefault((machine[task], core[task]), []).append(task)
     return sequences
 
 
