@@ -182,6 +182,37 @@ def _error_row(run: Run, error: Any) -> dict[str, Any]:
                       else str(error))
 
 
+def _outcome(future: Any, run: Run, keep_workers: Callable[[], None]) -> dict[str, Any]:
+    """The row of a run whose future is done: its result, or the row of its failure.
+
+    A finished run's row still lives on the worker that ran it. If that worker
+    dies before the row is fetched (the next run on it crashed, say), Dask runs
+    the run again, which needs a worker: the fetch is therefore never an
+    unbounded wait. Every :data:`WATCH_EVERY_S` seconds ``keep_workers`` is
+    called, which restarts lost workers or gives up with :class:`ClusterError`
+    (an unbounded fetch once hung a campaign whose workers had all died).
+    """
+    from concurrent.futures import CancelledError
+
+    lost = ClusterError("lost the Dask cluster (a run was cancelled); finished runs are "
+                        "stored: run the same command again to resume")
+    if future.status == "cancelled":
+        raise lost
+    if future.status == "error":  # known to the client already: no wait
+        return _error_row(run, future.exception())
+    while True:
+        try:
+            return future.result(timeout=WATCH_EVERY_S)
+        except CancelledError:
+            raise lost from None
+        except TimeoutError:
+            if future.status == "error":  # a TimeoutError raised by the run itself
+                return _error_row(run, future.exception())
+            keep_workers()
+        except Exception as exc:
+            return _error_row(run, exc)
+
+
 def _run_on(client: Any, runs: Sequence[Run], counts: Counts,
             finished: Callable[[dict[str, Any]], None], report: Progress,
             threads: int, keep_workers: Callable[[], None]) -> None:
@@ -190,8 +221,6 @@ def _run_on(client: Any, runs: Sequence[Run], counts: Counts,
     While nothing finishes, ``keep_workers`` is called every
     :data:`WATCH_EVERY_S` seconds (it restarts lost workers, or gives up).
     """
-    from concurrent.futures import CancelledError
-
     from distributed import wait
 
     waiting = iter(runs)
@@ -217,14 +246,7 @@ def _run_on(client: Any, runs: Sequence[Run], counts: Counts,
             continue
         for future in done:
             run = in_flight.pop(future)
-            try:
-                row = future.result()
-            except CancelledError:
-                raise ClusterError("lost the Dask cluster (a run was cancelled); finished "
-                                   "runs are stored: run the same command again to resume"
-                                   ) from None
-            except Exception as exc:
-                row = _error_row(run, exc)
+            row = _outcome(future, run, keep_workers)
             future.release()
             finished(row)
             submit_next()
