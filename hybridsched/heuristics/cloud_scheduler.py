@@ -19,8 +19,12 @@ billed in the current hour first, then the lowest free VM ids.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right, insort
+from typing import Any
+
 import numpy as np
 
+from hybridsched.heuristics.cluster_scheduler import job_lists
 from hybridsched.malleable.billing import HOUR, hour_cost
 from hybridsched.malleable.candidates import Candidate
 from hybridsched.malleable.instance import Instance, Resource
@@ -31,36 +35,87 @@ class CloudScheduler:
     """The local scheduler of one cloud (CCA).
 
     ``tables`` may be shared by the clouds of one simulation: clouds of the
-    same VM type and size then compute the job-by-VM-count durations once.
+    same VM type and size then compute the job-by-VM-count durations once
+    (and all leaves the per-job lists, see :func:`.cluster_scheduler.job_lists`).
+
+    State is kept in plain Python lists (a cloud has at most a few dozen VMs,
+    and numpy's per-call overhead dominated every decision): each VM's free
+    time, the same times sorted (free VMs and VMs already billed this hour
+    are then counted by two binary searches, see :meth:`_counts`), and the
+    VMs billed per clock hour.
     """
 
     def __init__(self, index: int, resource: Resource, instance: Instance,
-                 tables: dict[tuple[int, float, int], tuple[np.ndarray, np.ndarray]] | None = None
-                 ) -> None:
+                 tables: dict[Any, Any] | None = None) -> None:
         if not resource.is_cloud:
             raise ValueError("CloudScheduler runs clouds")
         self.index = index
         self.resource = resource
         self.instance = instance
-        self.free_at = np.zeros(resource.max_vms, dtype=np.int64)
-        self.last_hour = np.full(resource.max_vms, -1, dtype=np.int64)
-        self.billed = np.zeros(64, dtype=np.int64)  # VMs billed per clock hour
+        self.cpus = resource.cpus
+        #: Minute each VM is free from; it is billed up to hour ``(free_at - 1) // HOUR``.
+        self.free_at: list[int] = [0] * resource.max_vms
+        self._sorted_free: list[int] = [0] * resource.max_vms  # free_at, sorted
+        self.billed: list[int] = []  # VMs billed per clock hour (missing hours: none)
         # Bill of n VMs for one hour, n = 0 .. max_vms (no hour ever bills more).
-        self.hour_bill = np.asarray(hour_cost(resource, np.arange(resource.max_vms + 1)),
-                                    dtype=float)
+        self.hour_bill: list[float] = np.asarray(
+            hour_cost(resource, np.arange(resource.max_vms + 1)), dtype=float).tolist()
         key = (resource.cpus, resource.performance, resource.max_vms)
         tables = {} if tables is None else tables
         if key not in tables:
             tables[key] = _duration_table(resource, instance)
         self.minutes, self.useful = tables[key]
-        self.ks = np.arange(1, resource.max_vms + 1)
+        if "jobs" not in tables:
+            tables["jobs"] = job_lists(instance)
+        self.deadline: list[int] = tables["jobs"][1]
+        self.budget: list[float] = tables["jobs"][2]
 
-    def _billed(self, first: int, last: int) -> np.ndarray:
-        if last >= len(self.billed):
-            grown = np.zeros(max(2 * len(self.billed), last + 1), dtype=np.int64)
-            grown[: len(self.billed)] = self.billed
-            self.billed = grown
-        return self.billed[first: last + 1]
+    @property
+    def last_hour(self) -> list[int]:
+        """Last clock hour each VM is billed for (-1: never used)."""
+        return [(f - 1) // HOUR for f in self.free_at]
+
+    def next_free(self) -> int:
+        """The earliest minute a VM is free."""
+        return self._sorted_free[0]
+
+    @property
+    def all_free_at(self) -> int:
+        """The minute every VM is free from.
+
+        At or before the start of the current clock hour, the cloud is idle:
+        nothing busy or billed from this hour on, so it offers exactly what a
+        new cloud of its kind would.
+        """
+        return self._sorted_free[-1]
+
+    def _counts(self, now: int) -> tuple[int, int]:
+        """``(free VMs, free VMs already billed in now's hour)`` at minute ``now``.
+
+        A VM is billed up to hour ``(free_at - 1) // HOUR``, so a free VM is
+        billed in the current hour ``h`` exactly when ``60 h < free_at <= now``.
+        """
+        free = bisect_right(self._sorted_free, now)
+        return free, free - bisect_right(self._sorted_free, now // HOUR * HOUR)
+
+    def _cost(self, k: int, now: int, end: int, reused: int) -> float:
+        """What the bill grows by when ``k`` VMs run from ``now`` to ``end``.
+
+        The current hour bills only the VMs not already paid in it; every
+        later hour the job reaches bills ``k`` more VMs.
+        """
+        billed, bill = self.billed, self.hour_bill
+        hour, last = now // HOUR, (end - 1) // HOUR
+        size = len(billed)
+        b0 = billed[hour] if hour < size else 0
+        cost = bill[b0 + max(k - reused, 0)] - bill[b0]
+        if last > hour:
+            grow = 0.0  # summed hour by hour, in order, as the bill is
+            for h in range(hour + 1, last + 1):
+                b = billed[h] if h < size else 0
+                grow += bill[b + k] - bill[b]
+            cost += grow
+        return cost
 
     def options(self, job: int, now: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """``(k, end, cost)`` of running ``job`` on ``k = 1, 2, ...`` VMs from ``now``.
@@ -68,47 +123,45 @@ class CloudScheduler:
         ``None`` when every VM is busy. The list stops at the first ``k``
         that needs one minute (more VMs cannot be faster).
         """
-        free = self.free_at <= now
-        k_max = min(int(np.count_nonzero(free)), int(self.useful[job]))
+        free, reused = self._counts(now)
+        k_max = min(free, self.useful[job])
         if k_max == 0:
             return None
-        ks = self.ks[:k_max]
-        ends = now + self.minutes[job, :k_max]
-        hour = now // HOUR
-        last = (ends - 1) // HOUR
-        billed = self._billed(hour, int(last[0]))
-        bill = self.hour_bill
-        reused = int(np.count_nonzero(free & (self.last_hour == hour)))
-        b0 = int(billed[0])
-        cost = bill[b0 + np.maximum(ks - reused, 0)] - bill[b0]
-        if len(billed) > 1:
-            later = billed[1:]
-            grow = bill[later[None, :] + ks[:, None]] - bill[later][None, :]
-            inside = np.arange(hour + 1, hour + len(billed))[None, :] <= last[:, None]
-            cost = cost + (grow * inside).sum(axis=1)
-        return ks, ends, cost
+        ends = [now + m for m in self.minutes[job][:k_max]]
+        cost = [self._cost(i + 1, now, ends[i], reused) for i in range(k_max)]
+        return (np.arange(1, k_max + 1), np.array(ends, dtype=np.int64),
+                np.array(cost, dtype=float))
 
     def candidates(self, job: int, now: int, migrate: bool = True) -> list[Candidate]:
         """Algorithm 3's candidates: one good, or the deadline one and the budget one."""
-        found = self.options(job, now)
-        if found is None:
+        free, reused = self._counts(now)
+        k_max = min(free, self.useful[job])
+        if k_max == 0:
             return []
-        ks, ends, cost = found
-        deadline = int(self.instance.deadline[job])
-        budget = float(self.instance.budget[job])
-        meets = ends <= deadline
-        first = int(meets.argmax()) if meets[-1] else len(ks) - 1
-        one = self._candidate(job, now, 0, ks[first], ends[first], cost[first])
+        minutes = self.minutes[job]
+        deadline, budget = self.deadline[job], self.budget[job]
+        room = deadline - now
+        first = k_max - 1
+        if minutes[first] <= room:  # some count meets the deadline: the smallest one
+            first = next(i for i in range(k_max) if minutes[i] <= room)
+        end = now + minutes[first]
+        cost = self._cost(first + 1, now, end, reused)
+        one = Candidate(job, self.index, 0, now, end, cost, (first + 1) * self.cpus,
+                        end <= deadline and cost <= budget)
         if one.good:
             return [one]
-        fits = np.flatnonzero(cost[: first + 1] <= budget)
-        if fits.size:
-            second = int(fits[-1])
-        else:
-            second = int(np.flatnonzero(cost[: first + 1] == cost[: first + 1].min())[-1])
+        costs = [self._cost(i + 1, now, now + minutes[i], reused) for i in range(first)]
+        costs.append(cost)
+        second = next((i for i in range(first, -1, -1) if costs[i] <= budget), -1)
+        if second < 0:  # nothing fits the budget: the cheapest, the faster one on ties
+            least = min(costs)
+            second = next(i for i in range(first, -1, -1) if costs[i] == least)
         if second == first:
             return [one]
-        return [one, self._candidate(job, now, 1, ks[second], ends[second], cost[second])]
+        end = now + minutes[second]
+        return [one, Candidate(job, self.index, 1, now, end, costs[second],
+                               (second + 1) * self.cpus,
+                               end <= deadline and costs[second] <= budget)]
 
     def create_schedules(self, job: int, now: int) -> tuple[Candidate, Candidate] | None:
         """Step 1's ``(P_cost, P_perf)``: the cheapest VM count and the fastest one.
@@ -127,10 +180,9 @@ class CloudScheduler:
 
     def _candidate(self, job: int, now: int, option: int, k: int, end: int, cost: float
                    ) -> Candidate:
-        inst = self.instance
-        good = bool(end <= inst.deadline[job] and cost <= inst.budget[job])
+        good = bool(end <= self.deadline[job] and cost <= self.budget[job])
         return Candidate(job, self.index, option, now, int(end), float(cost),
-                         int(k) * self.resource.cpus, good)
+                         int(k) * self.cpus, good)
 
     def accept(self, candidate: Candidate) -> list[tuple[int, int]]:
         """Start the job now on its VMs; return the ``(first_cpu, count)`` ranges used.
@@ -140,24 +192,31 @@ class CloudScheduler:
         than the candidate needs are free.
         """
         now, end = candidate.start, candidate.end
-        k = candidate.width // self.resource.cpus
+        k = candidate.width // self.cpus
         hour, last = now // HOUR, (end - 1) // HOUR
-        free = self.free_at <= now
-        billed_now = np.flatnonzero(free & (self.last_hour == hour))
-        others = np.flatnonzero(free & (self.last_hour != hour))
+        paid_from = hour * HOUR  # free VMs with free_at above it are billed this hour
+        free_at = self.free_at
+        billed_now = [v for v, f in enumerate(free_at) if paid_from < f <= now]
+        others = [v for v, f in enumerate(free_at) if f <= paid_from]
         if len(billed_now) + len(others) < k:
             raise ValueError(f"cloud {self.resource.id!r} has no {k} free VMs at minute {now}")
-        chosen = np.sort(np.concatenate([billed_now, others])[:k])
+        chosen = sorted((billed_now + others)[:k])
         new_now = k - min(k, len(billed_now))
-        billed = self._billed(hour, last)
-        billed[0] += new_now
-        billed[1:] += k
-        self.free_at[chosen] = end
-        self.last_hour[chosen] = last
-        return _ranges(chosen, self.resource.cpus)
+        billed = self.billed
+        if last >= len(billed):
+            billed.extend([0] * (last + 1 - len(billed)))
+        billed[hour] += new_now
+        for h in range(hour + 1, last + 1):
+            billed[h] += k
+        ordered = self._sorted_free
+        for v in chosen:
+            del ordered[bisect_left(ordered, free_at[v])]
+            insort(ordered, end)
+            free_at[v] = end
+        return _ranges(chosen, self.cpus)
 
 
-def _duration_table(resource: Resource, instance: Instance) -> tuple[np.ndarray, np.ndarray]:
+def _duration_table(resource: Resource, instance: Instance) -> tuple[list[list[int]], list[int]]:
     """Minutes of every job on k = 1 .. max_vms VMs, and how many VM counts are useful.
 
     A count is useful up to the first one that runs the job in one minute.
@@ -169,13 +228,13 @@ def _duration_table(resource: Resource, instance: Instance) -> tuple[np.ndarray,
              instance.serial_fraction[:, None])).reshape(instance.n_jobs, resource.max_vms)
     ones = minutes == 1
     useful = np.where(ones.any(axis=1), ones.argmax(axis=1) + 1, resource.max_vms)
-    return minutes, useful
+    return minutes.tolist(), useful.tolist()
 
 
-def _ranges(vms: np.ndarray, cpus: int) -> list[tuple[int, int]]:
+def _ranges(vms: list[int], cpus: int) -> list[tuple[int, int]]:
     """Contiguous VM ids as ``(first_cpu, count)`` processor ranges."""
     out: list[tuple[int, int]] = []
-    for v in vms.tolist():
+    for v in vms:
         if out and out[-1][0] + out[-1][1] == v * cpus:
             out[-1] = (out[-1][0], out[-1][1] + cpus)
         else:

@@ -44,23 +44,30 @@ StartHook = Callable[[int, int, int, int, int, int], None]
 class ClusterScheduler:
     """The local scheduler of one cluster (DCA if dedicated, ACA if allocated)."""
 
-    def __init__(self, index: int, resource: Resource, instance: Instance) -> None:
+    def __init__(self, index: int, resource: Resource, instance: Instance,
+                 tables: dict[Any, Any] | None = None) -> None:
         if resource.is_cloud:
             raise ValueError("ClusterScheduler runs clusters, not clouds")
         self.index = index
         self.resource = resource
-        durations = minutes_needed_array(
-            instance.size, rate(resource.cpus, resource.performance, instance.serial_fraction))
-        self.duration: list[int] = durations.tolist()
+        # ``tables`` may be shared by the leaves of one simulation: the per-job lists are
+        # then built once, and once per kind of cluster (read only, never changed).
+        tables = {} if tables is None else tables
+        if "jobs" not in tables:
+            tables["jobs"] = job_lists(instance)
+        self.size, self.deadline, self.budget, self.order = tables["jobs"]
         paid = resource.type is ResourceType.ALLOCATED
-        self.cost: list[float] = (resource.price * resource.cpus * durations.astype(float)
-                                  if paid else np.zeros(instance.n_jobs)).tolist()
-        self.size: list[float] = instance.size.tolist()
-        self.deadline: list[int] = instance.deadline.tolist()
-        self.budget: list[float] = instance.budget.tolist()
-        self.order: list[tuple[int, int, int]] = list(zip(
-            (-instance.priority).tolist(), instance.arrival.tolist(), range(instance.n_jobs),
-            strict=True))
+        key = ("cluster", resource.cpus, resource.performance, resource.price if paid else None)
+        if key not in tables:
+            durations = minutes_needed_array(
+                instance.size,
+                rate(resource.cpus, resource.performance, instance.serial_fraction))
+            tables[key] = (durations.tolist(),
+                           (resource.price * resource.cpus * durations.astype(float)
+                            if paid else np.zeros(instance.n_jobs)).tolist())
+        self.duration: list[int]
+        self.cost: list[float]
+        self.duration, self.cost = tables[key]
         self.queue: list[tuple[int, int, int]] = []  # order keys; the job is the last field
         self.busy_until = 0
         self.running: int | None = None
@@ -78,26 +85,31 @@ class ClusterScheduler:
             return [Candidate(job, self.index, 0, end - self.duration[job], end, cost,
                               self.resource.cpus,
                               end <= self.deadline[job] and cost <= self.budget[job])]
-        key = self.order[job]
-        pos = bisect.bisect_left(self.queue, key)
-        dur = self.duration
-        start = max(now, self.busy_until) + sum(dur[q[2]] for q in self.queue[:pos])
+        queue, dur = self.queue, self.duration
+        pos = bisect.bisect_left(queue, self.order[job])
+        start = max(now, self.busy_until)
+        for k in range(pos):  # the running job's end, then the jobs queued before this one
+            start += dur[queue[k][2]]
         end = start + dur[job]
         moved: list[int] = []
         if migrate:
             now_end, old_end = end, start
             deadline = self.deadline
-            for _, _, q in self.queue[pos:]:
+            for k in range(pos, len(queue)):
+                q = queue[k][2]
                 d = dur[q]
                 old_end += d
                 if now_end + d <= deadline[q] or old_end > deadline[q]:
                     now_end += d
                 else:
                     moved.append(q)
-        moved_size = sum(self.size[q] for q in moved)
-        if moved and moved_size >= self.size[job]:
-            return []
         cost = self.cost[job]
+        if not moved:
+            return [Candidate(job, self.index, 0, start, end, cost, self.resource.cpus,
+                              end <= self.deadline[job] and cost <= self.budget[job])]
+        moved_size = sum(self.size[q] for q in moved)
+        if moved_size >= self.size[job]:
+            return []
         good = is_good(end, cost, moved_size, self.deadline[job], self.budget[job],
                        self.size[job])
         return [Candidate(job, self.index, 0, start, end, cost, self.resource.cpus, good,
@@ -138,3 +150,14 @@ class ClusterScheduler:
             yield env.timeout(end - start)
             self.running = None
             on_end(job, self.index, end)
+
+
+def job_lists(instance: Instance) -> tuple[list[float], list[int], list[float],
+                                           list[tuple[int, int, int]]]:
+    """Per-job ``(size, deadline, budget, queue order key)`` as Python lists.
+
+    The order key sorts by decreasing priority, then arrival, then job index.
+    """
+    order = list(zip((-instance.priority).tolist(), instance.arrival.tolist(),
+                     range(instance.n_jobs), strict=True))
+    return (instance.size.tolist(), instance.deadline.tolist(), instance.budget.tolist(), order)

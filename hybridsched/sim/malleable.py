@@ -13,6 +13,19 @@ then queue the job and delay lower-priority jobs. When nothing can take a
 rescheduled job but the leaf that gave it up, it goes back there without
 rescheduling. When all VMs of every cloud are busy and no cluster may take
 the job, it is decided again when the first VM frees up.
+
+*Speed.* Through any tree the decision is the least candidate of every
+leaf's offers in the total orders of :mod:`hybridsched.malleable.candidates`
+(the flat broadcast's choice, see :mod:`hybridsched.heuristics.agent_tree`).
+So the simulation asks only the leaves whose offers can be chosen: of the
+clusters of one kind (same processors, speed and price) with empty queues
+only the one with the earliest start (then lowest index), and of the clouds
+of one kind that are idle (nothing busy or billed from the current hour on)
+only the lowest index; the others offer the same candidate later or under a
+higher index, which no key ever prefers. The counters (messages, critical
+path) still count the whole tree. ``exhaustive=True`` (implied by
+``keep_choices``) asks every leaf through the tree instead; tests check both
+choose the same.
 """
 
 from __future__ import annotations
@@ -24,9 +37,10 @@ from typing import Literal
 import numpy as np
 
 from hybridsched.errors import InputError
-from hybridsched.heuristics.agent_tree import CompiledTree, compile_tree, select
+from hybridsched.heuristics.agent_tree import CompiledTree, compile_tree, select, select_flat
 from hybridsched.heuristics.cloud_scheduler import CloudScheduler
 from hybridsched.heuristics.cluster_scheduler import ClusterScheduler
+from hybridsched.malleable.billing import HOUR
 from hybridsched.malleable.candidates import Candidate
 from hybridsched.malleable.instance import AgentTree, Instance
 from hybridsched.malleable.limits import check_end
@@ -75,39 +89,52 @@ def tree_for(instance: Instance, scheduler: Scheduler) -> AgentTree | None:
 
 
 def simulate(instance: Instance, scheduler: Scheduler = "tree", policy: str = "A",
-             seed: int | None = 0, *, keep_choices: bool = False
+             seed: int | None = 0, *, keep_choices: bool = False, exhaustive: bool = False
              ) -> tuple[Solution, OnlineStats]:
     """Simulate the instance online; return the realised schedule and the counters.
 
     ``keep_choices`` keeps every selected candidate in ``stats.choices``
-    (for tests that replay decisions).
+    (for tests that replay decisions). ``exhaustive`` asks every leaf at
+    every decision, through the tree (the same choices, slower; see the
+    module docstring).
     """
     if scheduler not in SCHEDULERS:
         raise InputError(f"scheduler: must be one of {', '.join(SCHEDULERS)}, got "
                          f"{scheduler!r}")
     if policy not in ("A", "B"):
         raise InputError(f"policy: must be A or B, got {policy!r}")
-    return _Run(instance, scheduler, policy, seed, keep_choices).run()
+    return _Run(instance, scheduler, policy, seed, keep_choices, exhaustive).run()
 
 
 class _Run:
     """One simulation: the leaves, the policy and the record of what ran."""
 
     def __init__(self, instance: Instance, scheduler: Scheduler, policy: str,
-                 seed: int | None, keep_choices: bool) -> None:
+                 seed: int | None, keep_choices: bool, exhaustive: bool = False) -> None:
         self.instance = instance
         self.policy = policy
         self.scheduler = scheduler
         self.keep_choices = keep_choices
         self.rng = np.random.default_rng(seed)
         self.sim = Simulation()
-        tables: dict = {}
+        tables: dict = {}  # per-job tables shared by the leaves of one kind
         self.leaves: list[ClusterScheduler | CloudScheduler] = [
             CloudScheduler(i, r, instance, tables) if r.is_cloud
-            else ClusterScheduler(i, r, instance) for i, r in enumerate(instance.resources)]
+            else ClusterScheduler(i, r, instance, tables)
+            for i, r in enumerate(instance.resources)]
         tree = tree_for(instance, scheduler)
         self.tree: CompiledTree | None = (None if tree is None else
                                           compile_tree(to_digraph(tree, instance.resources)))
+        self.exhaustive = exhaustive or keep_choices
+        # Leaves of one kind (every field but the id), in index order, clusters then clouds.
+        kinds: dict[tuple, list] = {}
+        for leaf, r in zip(self.leaves, instance.resources, strict=True):
+            kinds.setdefault((r.type, r.cpus, r.performance, r.price, r.max_vms, r.spot_vms,
+                              r.on_demand_price), []).append(leaf)
+        self.cluster_kinds: list[list[ClusterScheduler]] = [
+            g for g in kinds.values() if isinstance(g[0], ClusterScheduler)]
+        self.cloud_kinds: list[list[CloudScheduler]] = [
+            g for g in kinds.values() if isinstance(g[0], CloudScheduler)]
         self.stats = OnlineStats(critical_path=0 if self.tree is None
                                  else self.tree.critical_path)
         self.pieces: list[tuple[int, int, int, int, int]] = []
@@ -165,6 +192,14 @@ class _Run:
         inst = self.instance
         budget, deadline = float(inst.budget[job]), int(inst.deadline[job])
         for migrate in (True, False):
+            if not self.exhaustive:
+                self.stats.messages += self.tree.messages_per_decision
+                chosen = select_flat(self._offers(job, now, migrate, exclude), self.policy,
+                                     budget, deadline)
+                if chosen is not None:
+                    return chosen
+                self.stats.second_rounds += 1
+                continue
             seen: list[Candidate] = []
 
             def offers(r: int, migrate: bool = migrate, seen: list = seen) -> list[Candidate]:
@@ -184,6 +219,36 @@ class _Run:
             return self.leaves[exclude].candidates(job, now, False)[0]
         return None
 
+    def _offers(self, job: int, now: int, migrate: bool, exclude: int) -> list[Candidate]:
+        """The offers that can be chosen (see the module docstring), in no useful order."""
+        found: list[Candidate] = []
+        for kind in self.cluster_kinds:
+            best, best_start = None, 0
+            for leaf in kind:
+                if leaf.queue:
+                    if leaf.index != exclude:
+                        found += leaf.candidates(job, now, migrate)
+                    continue
+                # An empty queue: the job would start at once or when the running job ends.
+                start = leaf.busy_until if leaf.busy_until > now else now
+                if (best is None or start < best_start) and leaf.index != exclude:
+                    best, best_start = leaf, start
+            if best is not None:
+                found += best.candidates(job, now, migrate)
+        hour_start = now // HOUR * HOUR
+        for clouds in self.cloud_kinds:
+            idle = None
+            for cloud in clouds:
+                if cloud.index == exclude:
+                    continue
+                if cloud.all_free_at > hour_start:  # not idle
+                    found += cloud.candidates(job, now, migrate)
+                elif idle is None:
+                    idle = cloud
+            if idle is not None:
+                found += idle.candidates(job, now, migrate)
+        return found
+
     def _round_robin(self, job: int, now: int, exclude: int) -> Candidate | None:
         order = [r for r in self.rng.permutation(len(self.leaves)).tolist() if r != exclude]
         for r in order:  # the first draw, or redraws while a drawn cloud is full
@@ -196,7 +261,7 @@ class _Run:
     def _wait(self, job: int, exclude: int) -> None:
         clouds = [leaf for leaf in self.leaves if isinstance(leaf, CloudScheduler)]
         now = int(self.sim.now)
-        wake = min(int(leaf.free_at.min()) for leaf in clouds)
+        wake = min(leaf.next_free() for leaf in clouds)
         self.sim.log.record(now, "wait", job=self.ids[job], until=wake)
         self.sim.after(wake - now, lambda: self._decide(job, exclude))
 
