@@ -29,6 +29,8 @@ from hybridsched.malleable.candidates import Candidate, budget_key, deadline_key
 if TYPE_CHECKING:
     import networkx as nx
 
+    from hybridsched.malleable.instance import AgentTree
+
 #: The two policies of the paper.
 POLICIES = ("A", "B")
 
@@ -89,6 +91,38 @@ def compile_tree(graph: nx.DiGraph) -> CompiledTree:
     resource = tuple(int(graph.nodes[n].get("resource", -1)) if not children[index[n]]
                      else -1 for n in names)
     roots = [index[n] for n in names if graph.in_degree(n) == 0]
+    return _compiled(names, children, resource, roots)
+
+
+def compile_agent_tree(tree: AgentTree) -> CompiledTree:
+    """:func:`compile_tree` of ``to_digraph(tree, ...)``, straight from the edges.
+
+    The same nodes in the same order (first appearance in the edges, as the
+    ``DiGraph`` adds them) and the same children, without importing NetworkX
+    (a large share of a short command's start-up).
+    """
+    index: dict[str, int] = {}
+    kids: list[list[int]] = []
+    has_parent: list[bool] = []
+    for parent, child in tree.edges:
+        for node in (parent, child):
+            if node not in index:
+                index[node] = len(index)
+                kids.append([])
+                has_parent.append(False)
+        kids[index[parent]].append(index[child])
+        has_parent[index[child]] = True
+    names = list(index)
+    leaf_resource = dict(tree.leaves)
+    children = tuple(map(tuple, kids))
+    resource = tuple(int(leaf_resource.get(n, -1)) if not children[i] else -1
+                     for i, n in enumerate(names))
+    roots = [i for i in range(len(names)) if not has_parent[i]]
+    return _compiled(names, children, resource, roots)
+
+
+def _compiled(names: list, children: tuple[tuple[int, ...], ...], resource: tuple[int, ...],
+              roots: list[int]) -> CompiledTree:
     if len(roots) != 1:
         raise ValueError(f"an agent tree has one root, not {len(roots)}")
     post: list[int] = []

@@ -37,7 +37,12 @@ from typing import Literal
 import numpy as np
 
 from hybridsched.errors import InputError
-from hybridsched.heuristics.agent_tree import CompiledTree, compile_tree, select, select_flat
+from hybridsched.heuristics.agent_tree import (
+    CompiledTree,
+    compile_agent_tree,
+    select,
+    select_flat,
+)
 from hybridsched.heuristics.cloud_scheduler import CloudScheduler
 from hybridsched.heuristics.cluster_scheduler import ClusterScheduler
 from hybridsched.malleable.billing import HOUR
@@ -45,7 +50,7 @@ from hybridsched.malleable.candidates import Candidate
 from hybridsched.malleable.instance import AgentTree, Instance
 from hybridsched.malleable.limits import check_end
 from hybridsched.malleable.solution import Solution, from_pieces
-from hybridsched.malleable.tree import default_tree, star_tree, to_digraph
+from hybridsched.malleable.tree import default_tree, star_tree
 from hybridsched.sim import Simulation
 
 Scheduler = Literal["tree", "flat", "round-robin"]
@@ -123,8 +128,7 @@ class _Run:
             else ClusterScheduler(i, r, instance, tables)
             for i, r in enumerate(instance.resources)]
         tree = tree_for(instance, scheduler)
-        self.tree: CompiledTree | None = (None if tree is None else
-                                          compile_tree(to_digraph(tree, instance.resources)))
+        self.tree: CompiledTree | None = None if tree is None else compile_agent_tree(tree)
         self.exhaustive = exhaustive or keep_choices
         # Leaves of one kind (every field but the id), in index order, clusters then clouds.
         kinds: dict[tuple, list] = {}

@@ -14,11 +14,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from hybridsched.heuristics.agent_tree import compile_agent_tree, compile_tree
 from hybridsched.heuristics.cloud_scheduler import CloudScheduler
 from hybridsched.heuristics.cluster_scheduler import ClusterScheduler
 from hybridsched.malleable.checker import check
 from hybridsched.malleable.generator import generate
 from hybridsched.malleable.instance import Resource, ResourceType
+from hybridsched.malleable.tree import build_tree, default_tree, star_tree, to_digraph
 from hybridsched.malleable.tree_config import load_platform
 from hybridsched.sim.malleable import simulate
 
@@ -129,3 +131,13 @@ def test_pruning_when_clouds_fill_up_and_jobs_wait(policy: str) -> None:
     assert any(e["event"] == "wait" for e in fast[0].events)
     _same(fast, simulate(instance, "tree", policy, 4, exhaustive=True))
     assert check(instance, fast[0]) == []
+
+
+@pytest.mark.parametrize("config", ["paper.toml", "hundred-leaves.toml"])
+def test_trees_compile_without_networkx_as_through_it(config: str) -> None:
+    platform = load_platform(TREES / config)
+    resources = platform.resources
+    ids = [r.id for r in resources]
+    shuffled = build_tree(list(reversed(platform.tree.edges)), ids)  # another node order
+    for tree in (platform.tree, default_tree(resources), star_tree(resources), shuffled):
+        assert compile_agent_tree(tree) == compile_tree(to_digraph(tree, resources))
