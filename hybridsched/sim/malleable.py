@@ -22,10 +22,14 @@ clusters of one kind (same processors, speed and price) with empty queues
 only the one with the earliest start (then lowest index), and of the clouds
 of one kind that are idle (nothing busy or billed from the current hour on)
 only the lowest index; the others offer the same candidate later or under a
-higher index, which no key ever prefers. The counters (messages, critical
-path) still count the whole tree. ``exhaustive=True`` (implied by
-``keep_choices``) asks every leaf through the tree instead; tests check both
-choose the same.
+higher index, which no key ever prefers. Clusters of one kind with queued
+jobs are skipped when even their earliest possible start (the running job's
+end) comes after an offer of their kind, index breaking ties: their offer
+would cost the same and end later, and an offer's migrations never make it
+less good (a cluster declines rather than migrate as much work as the job
+brings). The counters (messages, critical path) still count the whole
+tree. ``exhaustive=True`` (implied by ``keep_choices``) asks every leaf
+through the tree instead; tests check both choose the same.
 """
 
 from __future__ import annotations
@@ -228,17 +232,32 @@ class _Run:
         found: list[Candidate] = []
         for kind in self.cluster_kinds:
             best, best_start = None, 0
+            queued = []
             for leaf in kind:
+                if leaf.index == exclude:
+                    continue
                 if leaf.queue:
-                    if leaf.index != exclude:
-                        found += leaf.candidates(job, now, migrate)
+                    queued.append(leaf)
                     continue
                 # An empty queue: the job would start at once or when the running job ends.
                 start = leaf.busy_until if leaf.busy_until > now else now
-                if (best is None or start < best_start) and leaf.index != exclude:
+                if best is None or start < best_start:
                     best, best_start = leaf, start
+            bound = None  # (start, index) of the least offer of this kind so far
             if best is not None:
                 found += best.candidates(job, now, migrate)
+                bound = (best_start, best.index)
+            for leaf in queued:
+                # The job starts no earlier than the running job's end: a cluster whose
+                # (earliest start, index) is above an offer of its kind offers worse.
+                earliest = leaf.busy_until if leaf.busy_until > now else now
+                if bound is not None and (earliest, leaf.index) > bound:
+                    continue
+                offer = leaf.candidates(job, now, migrate)
+                if offer:
+                    found += offer
+                    if bound is None or (offer[0].start, leaf.index) < bound:
+                        bound = (offer[0].start, leaf.index)
         hour_start = now // HOUR * HOUR
         for clouds in self.cloud_kinds:
             idle = None
