@@ -56,6 +56,10 @@ class CloudScheduler:
         #: Minute each VM is free from; it is billed up to hour ``(free_at - 1) // HOUR``.
         self.free_at: list[int] = [0] * resource.max_vms
         self._sorted_free: list[int] = [0] * resource.max_vms  # free_at, sorted
+        #: The minute every VM is free from. At or before the start of the current clock
+        #: hour the cloud is idle: nothing busy or billed from this hour on, so it offers
+        #: exactly what a new cloud of its kind would.
+        self.all_free_at = 0
         self.billed: list[int] = []  # VMs billed per clock hour (missing hours: none)
         # Bill of n VMs for one hour, n = 0 .. max_vms (no hour ever bills more).
         self.hour_bill: list[float] = np.asarray(
@@ -78,16 +82,6 @@ class CloudScheduler:
     def next_free(self) -> int:
         """The earliest minute a VM is free."""
         return self._sorted_free[0]
-
-    @property
-    def all_free_at(self) -> int:
-        """The minute every VM is free from.
-
-        At or before the start of the current clock hour, the cloud is idle:
-        nothing busy or billed from this hour on, so it offers exactly what a
-        new cloud of its kind would.
-        """
-        return self._sorted_free[-1]
 
     def _counts(self, now: int) -> tuple[int, int]:
         """``(free VMs, free VMs already billed in now's hour)`` at minute ``now``.
@@ -213,6 +207,7 @@ class CloudScheduler:
             del ordered[bisect_left(ordered, free_at[v])]
             insort(ordered, end)
             free_at[v] = end
+        self.all_free_at = ordered[-1]
         return _ranges(chosen, self.cpus)
 
 

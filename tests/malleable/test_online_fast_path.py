@@ -80,6 +80,8 @@ def test_the_cloud_on_lists_offers_and_bills_what_the_numpy_cloud_did(seed: int,
                 pick = offers[int(rng.integers(len(offers)))]
                 assert fast.accept(pick) == slow.accept(pick)
             assert fast.free_at == slow.free_at.tolist()
+            assert fast.all_free_at == max(fast.free_at)
+            assert fast.next_free() == min(fast.free_at)
             assert fast.last_hour == slow.last_hour.tolist()
             assert fast.billed == slow.billed[: len(fast.billed)].tolist()
             assert not slow.billed[len(fast.billed):].any()
