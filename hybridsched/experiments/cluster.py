@@ -22,12 +22,12 @@ from hybridsched.errors import ClusterError
 from hybridsched.experiments.runner import last_line
 from hybridsched.provenance import cores
 
-#: How many times a run that killed its worker is tried again.
+#: How many times Dask tries again a task (a run, or a batch of runs) that killed its worker.
 RETRIES = 1
-#: Settings of the cluster this module starts: retry a run that killed its worker once,
-#: and send a worker one run at a time, so that a run queued behind one that kills the
-#: worker is not counted as a suspect of the death (Dask counts every run "processing"
-#: on a dead worker).
+#: Settings of the cluster this module starts: retry a task that killed its worker once
+#: (Dask counts every task "processing" on a dead worker as a suspect, so an innocent
+#: one needs the retry), and send a worker one task at a time where Dask can, so that
+#: few tasks are suspects of a death.
 CLUSTER_CONFIG = {"distributed.scheduler.allowed-failures": RETRIES,
                   "distributed.scheduler.worker-saturation": 1.0,
                   # The statistical profiler samples the running thread every 10 ms for a

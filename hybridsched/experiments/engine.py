@@ -19,25 +19,31 @@ in every mode: a run is a pure function of its :class:`~.runs.Run`.
 * a scheduler address (``tcp://host:8786``): an existing cluster, started by
   hand with ``dask scheduler`` and ``dask worker``.
 
-A run that kills its worker process is run once more, on a fresh worker;
-if that dies too, the run is recorded as failed (Dask's
-``distributed.scheduler.allowed-failures`` set to
+Runs travel to workers in batches sized by how long runs take
+(:mod:`~.batches`). A task that kills its worker process is tried once more
+on a fresh worker (Dask's ``distributed.scheduler.allowed-failures``, set to
 :data:`~.cluster.RETRIES` for the clusters :mod:`~.cluster` starts; an
 existing scheduler keeps its own settings, see the README: start it with
 :data:`~.cluster.CLUSTER_CONFIG` as environment variables for the same
-behaviour). Runs are submitted in a window of a few per worker, so a
-campaign of millions of runs never builds a huge task graph.
+behaviour). A batch that killed its worker every time is split, and its runs
+go again one at a time: only a run that kills its worker alone is recorded
+as failed. Batches are submitted in a
+window of a few per worker, so a campaign of millions of runs never builds a
+huge task graph.
 """
 
 from __future__ import annotations
 
+import itertools
 import statistics
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from hybridsched.errors import ClusterError
+from hybridsched.experiments.batches import BatchSizer, execute_batch
 from hybridsched.experiments.cluster import client_for
 from hybridsched.experiments.runner import FAILED, execute_run, failed_row, last_line
 from hybridsched.experiments.runs import Run
@@ -120,10 +126,11 @@ def execute(runs: Sequence[Run], on_row: Callable[[dict[str, Any]], None], *,
 
     started = time.perf_counter()
     note = ""
+    durations: list[float] = []
     if scheduler is None and mode in ("serial", "auto"):
         n_workers = workers or cores()
         limit = None if mode == "serial" or n_workers < 2 else AUTO_CLUSTER_S
-        done, estimate = _run_serially(runs, finished, report, counts, limit=limit)
+        done, estimate = _run_serially(runs, finished, report, counts, durations, limit=limit)
         if done == len(runs):
             if mode == "auto":
                 note = (f"auto: the runs were too short to gain from {n_workers} workers"
@@ -138,19 +145,21 @@ def execute(runs: Sequence[Run], on_row: Callable[[dict[str, Any]], None], *,
     cluster_from = time.perf_counter()
     with client_for(scheduler, workers) as (client, n_workers, where, keeper):
         startup = time.perf_counter() - cluster_from
-        _run_on(client, runs, counts, finished, report, n_workers, keeper)
+        # The first run in process also paid for imports: not a typical run time.
+        _run_on(client, runs, counts, finished, report, n_workers, keeper,
+                seen=durations[1:])
     return Execution(where, n_workers, startup, time.perf_counter() - started, counts, note)
 
 
 def _run_serially(runs: Sequence[Run], finished: Callable[[dict[str, Any]], None],
-                  report: Progress, counts: Counts, *, limit: float | None = None
-                  ) -> tuple[int, float]:
+                  report: Progress, counts: Counts, durations: list[float], *,
+                  limit: float | None = None) -> tuple[int, float]:
     """Run ``runs`` in this process, one after the other, and return how many ran.
 
     Stops before a run when the runs left would take over ``limit`` seconds
     (estimated from those done; the estimate is returned, 0 when all ran).
+    Each run's time is appended to ``durations``.
     """
-    durations: list[float] = []
     for k, run in enumerate(runs):
         if limit is not None and durations:
             typical = (statistics.median(durations) if len(durations) >= AUTO_MEDIAN_AFTER
@@ -168,29 +177,36 @@ def _run_serially(runs: Sequence[Run], finished: Callable[[dict[str, Any]], None
     return len(runs), 0.0
 
 
-def _error_row(run: Run, error: Any) -> dict[str, Any]:
-    """The row of a run whose Dask task failed (its worker died, or it could not start)."""
+def _killed_row(run: Run) -> dict[str, Any]:
+    """The row of a run that killed its worker process every time it was tried."""
+    return failed_row(run, "the run killed its worker process every time it was tried "
+                           "(crash or out of memory)", worker="(lost)")
+
+
+def _error_rows(batch: Sequence[Run], error: Any) -> list[dict[str, Any]] | None:
+    """The rows of a batch whose Dask task failed; ``None`` when it killed its worker."""
     from distributed import KilledWorker
 
     if isinstance(error, KilledWorker):
-        return failed_row(run, "the run killed its worker process every time it was tried "
-                               "(crash or out of memory)", worker="(lost)")
+        return None
     if isinstance(error, OSError):
         raise ClusterError(f"lost the Dask cluster ({last_line(error)}); finished runs are "
                            "stored: run the same command again to resume")
-    return failed_row(run, last_line(error) if isinstance(error, BaseException)
-                      else str(error))
+    message = last_line(error) if isinstance(error, BaseException) else str(error)
+    return [failed_row(run, message) for run in batch]
 
 
-def _outcome(future: Any, run: Run, keep_workers: Callable[[], None]) -> dict[str, Any]:
-    """The row of a run whose future is done: its result, or the row of its failure.
+def _outcome(future: Any, batch: Sequence[Run], keep_workers: Callable[[], None]
+             ) -> list[dict[str, Any]] | None:
+    """The rows of a batch whose future is done, or ``None`` when it killed its worker.
 
-    A finished run's row still lives on the worker that ran it. If that worker
-    dies before the row is fetched (the next run on it crashed, say), Dask runs
-    the run again, which needs a worker: the fetch is therefore never an
-    unbounded wait. Every :data:`WATCH_EVERY_S` seconds ``keep_workers`` is
-    called, which restarts lost workers or gives up with :class:`ClusterError`
-    (an unbounded fetch once hung a campaign whose workers had all died).
+    A finished batch's rows still live on the worker that ran it. If that
+    worker dies before they are fetched (the next batch on it crashed, say),
+    Dask runs the batch again, which needs a worker: the fetch is therefore
+    never an unbounded wait. Every :data:`WATCH_EVERY_S` seconds
+    ``keep_workers`` is called, which restarts lost workers or gives up with
+    :class:`ClusterError` (an unbounded fetch once hung a campaign whose
+    workers had all died).
     """
     from concurrent.futures import CancelledError
 
@@ -199,38 +215,51 @@ def _outcome(future: Any, run: Run, keep_workers: Callable[[], None]) -> dict[st
     if future.status == "cancelled":
         raise lost
     if future.status == "error":  # known to the client already: no wait
-        return _error_row(run, future.exception())
+        return _error_rows(batch, future.exception())
     while True:
         try:
-            return future.result(timeout=WATCH_EVERY_S)
+            return list(future.result(timeout=WATCH_EVERY_S))
         except CancelledError:
             raise lost from None
         except TimeoutError:
-            if future.status == "error":  # a TimeoutError raised by the run itself
-                return _error_row(run, future.exception())
+            if future.status == "error":  # a TimeoutError raised by the task itself
+                return _error_rows(batch, future.exception())
             keep_workers()
         except Exception as exc:
-            return _error_row(run, exc)
+            return _error_rows(batch, exc)
 
 
 def _run_on(client: Any, runs: Sequence[Run], counts: Counts,
             finished: Callable[[dict[str, Any]], None], report: Progress,
-            threads: int, keep_workers: Callable[[], None]) -> None:
-    """Submit ``runs`` in a window and collect their rows as they finish.
+            threads: int, keep_workers: Callable[[], None],
+            seen: Sequence[float] = ()) -> None:
+    """Submit ``runs`` in batches, in a window, and collect their rows as they finish.
 
-    While nothing finishes, ``keep_workers`` is called every
-    :data:`WATCH_EVERY_S` seconds (it restarts lost workers, or gives up).
+    Batches are sized by :class:`~.batches.BatchSizer` (``seen``: run times
+    measured before, by ``auto``). A batch that killed its worker (each time
+    Dask tried it) is split: its runs go again one at a time, and a run that
+    killed its worker alone is recorded as failed. While nothing finishes,
+    ``keep_workers`` is called every :data:`WATCH_EVERY_S`
+    seconds (it restarts lost workers, or gives up).
     """
     from distributed import wait
 
-    waiting = iter(runs)
-    in_flight: dict[Any, Run] = {}
+    sizer = BatchSizer(threads, seen)
+    waiting = deque(runs)
+    alone: deque[Run] = deque()  # runs of a batch that killed its worker
+    in_flight: dict[Any, tuple[Run, ...]] = {}
+    numbers = itertools.count()
 
     def submit_next() -> None:
-        run = next(waiting, None)
-        if run is not None:
-            future = client.submit(execute_run, run, key=f"run-{run.key}", pure=False)
-            in_flight[future] = run
+        if alone:
+            batch: tuple[Run, ...] = (alone.popleft(),)
+        elif waiting:
+            batch = tuple(waiting.popleft() for _ in range(sizer.size(len(waiting))))
+        else:
+            return
+        future = client.submit(execute_batch, batch, pure=False,
+                               key=f"runs-{batch[0].key}-{next(numbers)}")
+        in_flight[future] = batch
 
     for _ in range(max(1, threads) * WINDOW_PER_THREAD):
         submit_next()
@@ -245,10 +274,17 @@ def _run_on(client: Any, runs: Sequence[Run], counts: Counts,
             keep_workers()
             continue
         for future in done:
-            run = in_flight.pop(future)
-            row = _outcome(future, run, keep_workers)
+            batch = in_flight.pop(future)
+            rows = _outcome(future, batch, keep_workers)
             future.release()
-            finished(row)
+            if rows is None and len(batch) > 1:  # which run killed it is unknown
+                alone.extend(batch)
+            elif rows is None:
+                finished(_killed_row(batch[0]))
+            else:
+                for row in rows:
+                    sizer.observe(row.get("wall_s"))
+                    finished(row)
             submit_next()
         counts.running = min(len(in_flight), threads)
         report(counts, None)

@@ -94,7 +94,9 @@ def test_local_cluster_equals_serial_and_a_crash_is_retried_once(serial_run, tmp
     assert all("killed its worker process every time" in e for e in crashed["error"])
     assert summary.statuses["failed"] == 6 + 6  # test-raise and test-crash
     lines = attempts.read_text().split()
-    assert len(lines) == 2 * 6  # each crashing run: its first attempt and one retry
+    # Each crashing run is tried twice alone; a batch it was in first was tried twice too,
+    # then split (which of its runs killed the worker is unknown).
+    assert 2 * 6 <= len(lines) <= 4 * 6
     assert set(crashed["worker"]) == {"(lost)"}
     assert crash_spec.exists()
     _assert_same(table[table["method"] != "test-crash"].reset_index(drop=True),

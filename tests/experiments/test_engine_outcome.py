@@ -1,4 +1,4 @@
-"""Fetching a finished run's row from the cluster never waits without bound.
+"""Fetching a finished batch's rows from the cluster never waits without bound.
 
 A row lives on the worker that ran it until fetched; when that worker dies
 first, Dask runs the run again and the fetch waits for a worker. A campaign
@@ -39,22 +39,22 @@ class StandInFuture:
 
 @pytest.fixture
 def error_rows(monkeypatch) -> list[Any]:
-    """The errors :func:`engine._error_row` was given (it returns a marker row)."""
+    """The errors :func:`engine._error_rows` was given (it returns one marker row)."""
     seen: list[Any] = []
 
-    def error_row(run: Any, error: Any) -> dict[str, Any]:
+    def error_rows(batch: Any, error: Any) -> list[dict[str, Any]]:
         seen.append(error)
-        return {"status": "failed", "error": str(error)}
+        return [{"status": "failed", "error": str(error)}]
 
-    monkeypatch.setattr(engine, "_error_row", error_row)
+    monkeypatch.setattr(engine, "_error_rows", error_rows)
     return seen
 
 
 def test_a_slow_fetch_keeps_the_workers_alive_meanwhile(error_rows):
     checks = []
-    future = StandInFuture([TimeoutError(), TimeoutError(), {"status": "optimal"}])
-    row = engine._outcome(future, "run", lambda: checks.append("checked"))
-    assert row == {"status": "optimal"}
+    future = StandInFuture([TimeoutError(), TimeoutError(), [{"status": "optimal"}]])
+    rows = engine._outcome(future, ["run"], lambda: checks.append("checked"))
+    assert rows == [{"status": "optimal"}]
     assert checks == ["checked", "checked"]
     assert future.timeouts == [engine.WATCH_EVERY_S] * 3  # never an unbounded wait
     assert error_rows == []
@@ -66,13 +66,13 @@ def test_a_fetch_stops_when_the_keeper_gives_up(error_rows):
 
     future = StandInFuture([TimeoutError()] * 3)
     with pytest.raises(ClusterError, match="lost every worker"):
-        engine._outcome(future, "run", give_up)
+        engine._outcome(future, ["run"], give_up)
 
 
 def test_a_failed_run_gives_its_error_row_without_fetching(error_rows):
     future = StandInFuture([], status="error", error=RuntimeError("killed"))
-    row = engine._outcome(future, "run", lambda: pytest.fail("nothing to wait for"))
-    assert row["status"] == "failed" and future.timeouts == []
+    rows = engine._outcome(future, ["run"], lambda: pytest.fail("nothing to wait for"))
+    assert rows[0]["status"] == "failed" and future.timeouts == []
     assert [str(e) for e in error_rows] == ["killed"]
 
 
@@ -84,15 +84,15 @@ def test_a_run_raising_timeout_error_itself_is_a_failed_row_not_a_wait(error_row
         raise TimeoutError("the run's own")
 
     future.result = raising_run_fetch  # type: ignore[method-assign]
-    row = engine._outcome(future, "run", lambda: pytest.fail("not a wait"))
-    assert row["status"] == "failed"
+    rows = engine._outcome(future, ["run"], lambda: pytest.fail("not a wait"))
+    assert rows[0]["status"] == "failed"
     assert [str(e) for e in error_rows] == ["the run's own"]
 
 
 def test_an_error_met_while_fetching_is_the_run_s_failed_row(error_rows):
     future = StandInFuture([TimeoutError(), OSError("worker lost")])
-    row = engine._outcome(future, "run", lambda: None)
-    assert row["status"] == "failed"
+    rows = engine._outcome(future, ["run"], lambda: None)
+    assert rows[0]["status"] == "failed"
     assert [str(e) for e in error_rows] == ["worker lost"]
 
 
@@ -101,4 +101,12 @@ def test_a_cancelled_run_means_the_cluster_was_lost(error_rows, how):
     future = (StandInFuture([], status="cancelled") if how == "status"
               else StandInFuture([CancelledError()]))
     with pytest.raises(ClusterError, match="lost the Dask cluster"):
-        engine._outcome(future, "run", lambda: None)
+        engine._outcome(future, ["run"], lambda: None)
+
+
+def test_a_batch_that_killed_its_worker_has_no_rows_and_other_errors_fail_each_run():
+    from distributed import KilledWorker
+
+    assert engine._error_rows(["run"], KilledWorker("runs-x", "tcp://w")) is None
+    with pytest.raises(ClusterError, match="lost the Dask cluster"):
+        engine._error_rows(["run"], OSError("connection closed"))
