@@ -107,6 +107,6 @@ def test_a_cancelled_run_means_the_cluster_was_lost(error_rows, how):
 def test_a_batch_that_killed_its_worker_has_no_rows_and_other_errors_fail_each_run():
     from distributed import KilledWorker
 
-    assert engine._error_rows(["run"], KilledWorker("runs-x", "tcp://w")) is None
+    assert engine._error_rows(["run"], KilledWorker("runs-x", "tcp://w", 1)) is None
     with pytest.raises(ClusterError, match="lost the Dask cluster"):
         engine._error_rows(["run"], OSError("connection closed"))
