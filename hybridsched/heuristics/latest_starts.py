@@ -30,13 +30,9 @@ from bisect import bisect_left
 
 import numpy as np
 
-from hybridsched.heuristics.machine_pool import RemainingTasks
+# KEY_SLACK: the window of RemainingTasks, so that both return the same task.
+from hybridsched.heuristics.machine_pool import KEY_SLACK, RemainingTasks
 from hybridsched.hybrid_deadline.instance import TIME_TOL, Instance
-
-#: Relative width of the window below a load in which a latest-start key is
-#: re-checked with the checker's expression; the value of ``RemainingTasks``'
-#: window, so that both return the same task.
-KEY_SLACK = 1e-12
 
 
 class _Order:

@@ -17,7 +17,7 @@ from hybridsched.hybrid_deadline.instance import TIME_TOL, Instance
 
 #: Relative width of the window around a fit boundary in which a latest-start key
 #: (``d - w / r``, rounded) is re-checked with the checker's own expression.
-_KEY_SLACK = 1e-12
+KEY_SLACK = 1e-12
 
 
 class RemainingTasks:
@@ -71,7 +71,7 @@ class RemainingTasks:
         Returns ``(slack, task)``; ties go to the lowest task index.
         """
         order = self.order(capacity)
-        slack = _KEY_SLACK * max(self._scale, abs(load))
+        slack = KEY_SLACK * max(self._scale, abs(load))
         work, deadline = self._instance.work, self._instance.deadline
         for pos in range(bisect_left(order, (load - TIME_TOL - slack, -1)), len(order)):
             latest_start, task = order[pos]
