@@ -8,12 +8,16 @@ Prints, on this machine:
    and 16,000 tasks (issue 21 target <= 1.15), from wall-time medians (and,
    beside them, process CPU time, less sensitive to other work on the machine);
 3. ``exact`` proving optima of 30-, 60- and 100-task generated instances
-   (mixed alpha, seeds 0..6): every run, then the median and maximum run time
-   and how many were proven (an unproven run counts at its time limit);
+   (mixed alpha, seeds 0..6): every run with its branch-and-bound nodes (all
+   HiGHS runs of the method) and root gap, then the median and maximum run
+   time and how many were proven (an unproven run counts at its time limit).
+   The root gap is deterministic, unlike times on a shared machine: the bound
+   after HiGHS's root node (cuts included) on the model warm-started from the
+   best heuristic schedule, against the run's best cost;
 4. ``exact`` on every bundled instance (target: each proven in < 10 s).
 
 Usage: ``python benchmarks/bench_hybrid_deadline.py [--part 1,2,3,4] [--repeats 7]
-[--seeds 7] [--time-limit 120]``
+[--seeds 7] [--time-limit 120] [--sizes 30,60,100]`` (``--sizes``: part 3's task counts)
 """
 
 from __future__ import annotations
@@ -94,19 +98,42 @@ def part_scaling(repeats: int) -> None:
               f"{slope:.2f} wall, {cpu_slope:.2f} cpu (target <= 1.15)")
 
 
-def part_exact(seeds: int, time_limit: float) -> None:
+def root_bound(instance) -> float | None:
+    """HiGHS's bound after the root node, warm-started from the best heuristic schedule."""
+    from hybridsched.hybrid_deadline.adapters import best_heuristic_solution
+    from hybridsched.models import bnp
+    from hybridsched.models.highs import solve_with_highs
+
+    built = bnp.build(instance, best_heuristic_solution(instance))
+    outcome = solve_with_highs(built.model, warm_start=built.warm_start_loaded,
+                               mip_rel_gap=1e-9, verify=False,
+                               options={"mip_abs_gap": 1e-9, "mip_max_nodes": 1})
+    return outcome.bound
+
+
+def part_exact(seeds: int, time_limit: float, sizes: tuple[int, ...] = (30, 60, 100)) -> None:
+    from hybridsched.progress import solver_statistics
+
     print(f"3. exact (HiGHS), generated instances, mixed alpha, seeds 0..{seeds - 1}, "
-          f"time limit {time_limit:.0f} s")
-    for n_tasks in (30, 60, 100):
+          f"time limit {time_limit:.0f} s, load average {os.getloadavg()[0]:.1f} on "
+          f"{os.cpu_count()} cores")
+    for n_tasks in sizes:
         runtimes, statuses = [], []
         for seed in range(seeds):
             instance = generate(n_tasks, "mixed", seed)
-            result = run_method("hybrid-deadline", "exact", instance, time_limit=time_limit)
+            with solver_statistics() as stats:
+                result = run_method("hybrid-deadline", "exact", instance, time_limit=time_limit)
             runtimes.append(result.runtime_s)
             statuses.append(result.status.value)
+            root = root_bound(instance)
+            gap = ("n/a" if root is None or not result.objective else
+                   f"{100 * max(0.0, result.objective - root) / result.objective:.1f}%")
             print(f"   {n_tasks} tasks seed {seed}: {result.status.value} "
                   f"${result.objective:.3f} (bound ${result.bound:.3f}) in "
-                  f"{result.runtime_s:.2f} s", flush=True)
+                  f"{result.runtime_s:.2f} s, {stats.get('mip_nodes', 0):.0f} nodes in "
+                  f"{stats.get('solves', 0):.0f} HiGHS runs, root bound "
+                  f"{'n/a' if root is None else f'${root:.4f}'} (gap {gap}), load "
+                  f"{os.getloadavg()[0]:.1f}", flush=True)
         proven = statuses.count("optimal")
         print(f"   {n_tasks} tasks: median {statistics.median(runtimes):.2f} s, "
               f"max {max(runtimes):.2f} s, {proven}/{seeds} proven", flush=True)
@@ -137,6 +164,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--seeds", type=int, default=7)
     parser.add_argument("--time-limit", type=float, default=120.0)
+    parser.add_argument("--sizes", default="30,60,100", help="part 3's task counts")
     args = parser.parse_args()
     print(machine_line())
     parts = {p.strip() for p in args.part.split(",")}
@@ -145,7 +173,8 @@ def main() -> None:
     if "2" in parts:
         part_scaling(args.repeats)
     if "3" in parts:
-        part_exact(args.seeds, args.time_limit)
+        part_exact(args.seeds, args.time_limit,
+                   tuple(int(n) for n in args.sizes.split(",")))
     if "4" in parts:
         part_bundle(args.time_limit)
     sys.stdout.flush()
