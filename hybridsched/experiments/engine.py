@@ -25,9 +25,9 @@ on a fresh worker (Dask's ``distributed.scheduler.allowed-failures``, set to
 :data:`~.cluster.RETRIES` for the clusters :mod:`~.cluster` starts; an
 existing scheduler keeps its own settings, see the README: start it with
 :data:`~.cluster.CLUSTER_CONFIG` as environment variables for the same
-behaviour). A batch that killed its worker every time is split, and its runs
-go again one at a time: only a run that kills its worker alone is recorded
-as failed. Batches are submitted in a
+behaviour). The runs of a task Dask gives up on go again one by one, each
+alone on the cluster, so that only the run that kills its worker is recorded
+as failed (see :func:`_run_on`). Batches are submitted in a
 window of a few per worker, so a campaign of millions of runs never builds a
 huge task graph.
 """
@@ -236,33 +236,44 @@ def _run_on(client: Any, runs: Sequence[Run], counts: Counts,
     """Submit ``runs`` in batches, in a window, and collect their rows as they finish.
 
     Batches are sized by :class:`~.batches.BatchSizer` (``seen``: run times
-    measured before, by ``auto``). A batch that killed its worker (each time
-    Dask tried it) is split: its runs go again one at a time, and a run that
-    killed its worker alone is recorded as failed. While nothing finishes,
-    ``keep_workers`` is called every :data:`WATCH_EVERY_S`
-    seconds (it restarts lost workers, or gives up).
+    measured before, by ``auto``). While nothing finishes, ``keep_workers``
+    is called every :data:`WATCH_EVERY_S` seconds (it restarts lost
+    workers, or gives up).
+
+    **Quarantine.** Dask counts every task processing or queued on a worker
+    that dies as a suspect of its death, and gives up on a task after
+    ``allowed-failures`` + 1 suspicions: an innocent run queued behind a
+    crashing one can be given up on too (it happened under load). The runs
+    of a task given up on are therefore run again one by one, each alone on
+    the cluster (nothing else in flight): a run that kills its worker there
+    (every time Dask tries it) is the culprit for certain, and recorded as
+    failed; the others give their rows. Only campaigns with a crashing run
+    pay for the quarantine.
     """
     from distributed import wait
 
     sizer = BatchSizer(threads, seen)
     waiting = deque(runs)
-    alone: deque[Run] = deque()  # runs of a batch that killed its worker
+    suspects: deque[Run] = deque()  # runs of tasks Dask gave up on, to run alone
     in_flight: dict[Any, tuple[Run, ...]] = {}
+    quarantined: set[Any] = set()  # the future running a suspect alone
     numbers = itertools.count()
 
-    def submit_next() -> None:
-        if alone:
-            batch: tuple[Run, ...] = (alone.popleft(),)
-        elif waiting:
-            batch = tuple(waiting.popleft() for _ in range(sizer.size(len(waiting))))
-        else:
-            return
+    def submit(batch: tuple[Run, ...]) -> Any:
         future = client.submit(execute_batch, batch, pure=False,
                                key=f"runs-{batch[0].key}-{next(numbers)}")
         in_flight[future] = batch
+        return future
 
-    for _ in range(max(1, threads) * WINDOW_PER_THREAD):
-        submit_next()
+    def fill() -> None:
+        if suspects:  # drain the cluster, then one suspect at a time
+            if not in_flight:
+                quarantined.add(submit((suspects.popleft(),)))
+            return
+        while waiting and len(in_flight) < max(1, threads) * WINDOW_PER_THREAD:
+            submit(tuple(waiting.popleft() for _ in range(sizer.size(len(waiting)))))
+
+    fill()
     counts.running = min(len(in_flight), threads)
     report(counts, None)
     while in_flight:
@@ -277,14 +288,15 @@ def _run_on(client: Any, runs: Sequence[Run], counts: Counts,
             batch = in_flight.pop(future)
             rows = _outcome(future, batch, keep_workers)
             future.release()
-            if rows is None and len(batch) > 1:  # which run killed it is unknown
-                alone.extend(batch)
-            elif rows is None:
+            if rows is None and future in quarantined:
                 finished(_killed_row(batch[0]))
+            elif rows is None:
+                suspects.extend(batch)
             else:
                 for row in rows:
                     sizer.observe(row.get("wall_s"))
                     finished(row)
-            submit_next()
+            quarantined.discard(future)
+        fill()
         counts.running = min(len(in_flight), threads)
         report(counts, None)

@@ -92,7 +92,9 @@ def test_local_cluster_equals_serial_and_a_crash_is_retried_once(serial_run, tmp
     crashed = table[table["method"] == "test-crash"]
     assert len(crashed) == 6 and set(crashed["status"]) == {"failed"}
     assert all("killed its worker process every time" in e for e in crashed["error"])
-    assert summary.statuses["failed"] == 6 + 6  # test-raise and test-crash
+    failed = table[table["status"] == "failed"]
+    assert summary.statuses["failed"] == 6 + 6, (  # test-raise and test-crash
+        failed[["method", "error"]].to_string())
     lines = attempts.read_text().split()
     # Each crashing run is tried twice alone; a batch it was in first was tried twice too,
     # then split (which of its runs killed the worker is unknown).
