@@ -188,6 +188,8 @@ def _run(solver: Highs, model: pyo.ConcreteModel, time_limit: float | None,
     if condition == TerminationCondition.interrupted:
         raise KeyboardInterrupt  # nothing but Ctrl-C interrupts HiGHS before the deadline
     incumbent = results.best_feasible_objective
+    if incumbent is None and condition == TerminationCondition.maxTimeLimit:
+        incumbent = _interrupted_incumbent(solver)
     bound = results.best_objective_bound
     bound = None if bound is None or not math.isfinite(bound) else float(bound)
     has_incumbent = incumbent is not None and math.isfinite(incumbent)
@@ -211,6 +213,24 @@ def _run(solver: Highs, model: pyo.ConcreteModel, time_limit: float | None,
         return SolveOutcome(Status.FEASIBLE, float(incumbent), bound, True,
                             f"HiGHS stopped with {condition.name}; incumbent kept unproven")
     raise RuntimeError(f"HiGHS stopped with {condition.name} and no solution")
+
+
+def _interrupted_incumbent(solver: Highs) -> float | None:
+    """The objective of the schedule HiGHS holds after our deadline interrupted it.
+
+    APPSI reads HiGHS's "interrupted" status as having no solution and
+    reports none, although HiGHS keeps the best schedule it found: a
+    time-limited run stopped by :mod:`.highs_stop` would otherwise lose every
+    schedule better than its warm start. ``None`` when HiGHS has none.
+    """
+    highs = getattr(solver, "_solver_model", None)  # the highspy.Highs object APPSI drives
+    held = getattr(solver, "_sol", None)  # what APPSI's load_vars reads
+    if highs is None or held is None or not getattr(held, "value_valid", False):
+        return None
+    info = highs.getInfo()
+    if info.primal_solution_status != 2:  # kSolutionStatusFeasible
+        return None
+    return float(info.objective_function_value)
 
 
 def _cross_check(solver: Highs, model: pyo.ConcreteModel, first: SolveOutcome,
