@@ -126,6 +126,50 @@ def fifo(state: DecisionState, *, strict: bool = True) -> list[tuple[int, np.nda
 
 def fair(state: DecisionState, *, fastest: bool = False) -> list[tuple[int, np.ndarray]]:
     """Max-min fair sharing of the free VMs among the waiting jobs (see above)."""
+    if fastest:
+        return fair_matrix(state)
+    # The lowest-index VMs: the same decisions as fair_matrix(state, fastest=False),
+    # on VM sets as the bits of integers (see fifo).
+    parallelism = state.instance.parallelism
+    rows = list(state.usable_bits())  # (job, usable VMs) in waiting order
+    p = [int(parallelism[j]) for j, _ in rows]
+    union = 0
+    for _, bits in rows:
+        union |= bits
+    free = union.bit_count()
+    open_jobs = [True] * len(rows)
+    n_open = len(rows)
+    taken = 0
+    chosen = []
+    while n_open:
+        startable = [k for k, (_, bits) in enumerate(rows)
+                     if open_jobs[k] and (bits & ~taken).bit_count() >= p[k]]
+        if not startable:
+            break
+        share = free / n_open
+        picks = [k for k in startable if p[k] <= share]
+        if not picks:  # none fits its share: the smallest startable job (earliest on ties)
+            picks = [min(startable, key=lambda k: (p[k], k))]
+        for k in picks:
+            available = rows[k][1] & ~taken
+            if available.bit_count() < p[k]:
+                continue
+            vms = lowest(available, p[k])
+            for v in vms:
+                taken |= 1 << v
+            open_jobs[k] = False
+            n_open -= 1
+            free -= len(vms)
+            chosen.append((rows[k][0], np.array(vms, dtype=np.int64)))
+    return chosen
+
+
+def fair_matrix(state: DecisionState, fastest: bool = True) -> list[tuple[int, np.ndarray]]:
+    """:func:`fair` on the usable matrix (each job takes its fastest VMs).
+
+    With ``fastest=False`` (the lowest-index VMs) it is the reference the
+    bit-set path of :func:`fair` is tested against.
+    """
     usable = state.usable.copy()
     p = state.instance.parallelism[state.waiting]
     open_jobs = np.ones(len(state.waiting), dtype=bool)

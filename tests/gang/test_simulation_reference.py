@@ -20,7 +20,7 @@ from hybridsched.gang.checker import TIME_TOL, check
 from hybridsched.gang.generator import generate
 from hybridsched.gang.instance import Instance
 from hybridsched.gang.solution import Solution, from_starts
-from hybridsched.heuristics.gang_baselines import make_baseline
+from hybridsched.heuristics.gang_baselines import fair_matrix, make_baseline
 from hybridsched.sim import Simulation
 from hybridsched.sim.gang import DecisionState, Policy, simulate
 
@@ -163,12 +163,13 @@ def test_the_simulation_matches_the_straightforward_one(scenario: str, rate: flo
 
 
 @pytest.mark.parametrize(("scenario", "rate", "jobs", "seed", "integers"), INSTANCES)
-def test_fifo_and_asjs_on_bits_match_them_on_matrices(scenario: str, rate: float, jobs: int,
+def test_fifo_fair_and_asjs_on_bits_match_them_on_matrices(scenario: str, rate: float, jobs: int,
                                                       seed: int, integers: str) -> None:
     instance = generate(jobs, rate, scenario, seed, integers=integers)
     pairs = [(make_baseline("fifo"), reference_fifo),
              (make_baseline("fifo", blocking="skip"),
               lambda s: reference_fifo(s, strict=False)),
+             (make_baseline("fair"), lambda s: fair_matrix(s, fastest=False)),
              (make_baseline("asjs"), reference_asjs),
              (make_baseline("asjs", wait="free"), lambda s: reference_asjs(s, wait=False))]
     for policy, reference in pairs:
