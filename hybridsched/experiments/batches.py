@@ -26,8 +26,12 @@ from hybridsched.experiments.runs import Run
 
 #: Most runs in one batch (a batch's rows are stored only when it is done).
 BATCH_MAX = 16
-#: Work per batch aimed at: the round trip is then a few percent of it.
-TARGET_BATCH_S = 0.5
+#: Work per batch aimed at: the round trip, and the driver's share of a core that the
+#: scheduler takes per task, are then a few percent of it (0.5 s measured 1.66x serial
+#: and 2.05 s of driver CPU on 200 runs of ~170 ms, 2.0 s 1.88x and 1.23 s). The end of
+#: a campaign stays shared (BATCHES_PER_THREAD), and a Ctrl-C loses at most a batch
+#: per worker (rows are stored as batches finish).
+TARGET_BATCH_S = 2.0
 #: Batches per worker thread kept among the runs left, so that the end is shared.
 BATCHES_PER_THREAD = 4
 #: Rows measured per worker thread before runs are batched.

@@ -16,8 +16,9 @@ def test_runs_go_one_at_a_time_until_enough_have_been_measured():
 
 
 def test_a_batch_holds_about_the_target_work():
-    sizer = BatchSizer(threads=2, seen=[0.05] * 8)
-    assert sizer.size(1000) == int(batches.TARGET_BATCH_S / 0.05)
+    typical = batches.TARGET_BATCH_S / 4
+    sizer = BatchSizer(threads=2, seen=[typical] * 8)
+    assert sizer.size(1000) == 4
     slow = BatchSizer(threads=2, seen=[5.0] * 8)
     assert slow.size(1000) == 1  # a run longer than the target travels alone
 
