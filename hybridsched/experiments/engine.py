@@ -34,6 +34,7 @@ huge task graph.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import statistics
 import time
@@ -45,7 +46,7 @@ from typing import Any
 from hybridsched.errors import ClusterError
 from hybridsched.experiments.batches import BatchSizer, execute_batch
 from hybridsched.experiments.cluster import client_for
-from hybridsched.experiments.runner import FAILED, execute_run, failed_row, last_line
+from hybridsched.experiments.runner import FAILED, execute_run, failed_row, last_line, warm_up
 from hybridsched.experiments.runs import Run
 from hybridsched.provenance import cores
 
@@ -144,11 +145,22 @@ def execute(runs: Sequence[Run], on_row: Callable[[dict[str, Any]], None], *,
         runs = runs[done:]
     cluster_from = time.perf_counter()
     with client_for(scheduler, workers) as (client, n_workers, where, keeper):
+        _warm_workers(client, runs)
         startup = time.perf_counter() - cluster_from
         # The first run in process also paid for imports: not a typical run time.
         _run_on(client, runs, counts, finished, report, n_workers, keeper,
                 seen=durations[1:])
     return Execution(where, n_workers, startup, time.perf_counter() - started, counts, note)
+
+
+def _warm_workers(client: Any, runs: Sequence[Run]) -> None:
+    """Have every worker import what the runs need (part of the start-up, not of a run)."""
+    if not runs:
+        return
+    methods = sorted({(run.method.family, run.method.name) for run in runs})
+    # A worker that cannot warm up still takes runs, which then report what failed.
+    with contextlib.suppress(Exception):
+        client.run(warm_up, methods, runs[0].plugins)
 
 
 def _run_serially(runs: Sequence[Run], finished: Callable[[dict[str, Any]], None],

@@ -140,6 +140,29 @@ def failed_row(run: Run, error: str, worker: str | None = None) -> dict[str, Any
     return row if worker is None else {**row, "worker": worker}
 
 
+def warm_up(methods: list[tuple[str, str]], plugins: tuple[str, ...]) -> None:
+    """Import what runs of ``methods`` (family, name) need, before any run is timed.
+
+    Cluster workers call it once they start, so that their first runs do not
+    pay for imports (seconds on a cold worker). Anything that fails here is
+    left for the runs themselves to report, in their rows.
+    """
+    from hybridsched.catalogue import get_family
+    from hybridsched.experiments.plugins import import_plugins
+    from hybridsched.registry import get_method
+
+    try:
+        import_plugins(plugins)
+    except Exception:
+        return
+    for family, name in methods:
+        try:
+            get_family(family)
+            get_method(family, name).func  # noqa: B018 -- resolving imports it
+        except Exception:
+            continue
+
+
 def execute_run(run: Run) -> dict[str, Any]:
     """Run ``run`` and return its row (never raises for a failing method)."""
     from hybridsched.experiments.plugins import import_plugins

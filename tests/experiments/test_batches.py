@@ -45,3 +45,20 @@ def test_a_batch_runs_every_run_in_order(monkeypatch):
     monkeypatch.setattr(batches, "execute_run", lambda run: seen.append(run) or {"key": run})
     assert batches.execute_batch(["a", "b", "c"]) == [{"key": "a"}, {"key": "b"}, {"key": "c"}]
     assert seen == ["a", "b", "c"]
+
+
+def test_warm_up_imports_the_methods_and_leaves_failures_to_the_runs(tmp_path):
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys\n"
+        "from hybridsched.experiments.runner import warm_up\n"
+        "assert 'hybridsched.heuristics.cdf' not in sys.modules\n"
+        "warm_up([('hybrid-deadline', 'cdf'), ('gang', 'no-such-method')], ())\n"
+        "assert 'hybridsched.heuristics.cdf' in sys.modules\n"
+        f"warm_up([('hybrid-deadline', 'cdf')], ({str(tmp_path / 'missing.py')!r},))\n"
+        "print('ok')\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
