@@ -166,9 +166,9 @@ def read_json(path: str | Path) -> Any:
 def to_jsonable(value: Any) -> Any:
     """``value`` as plain JSON types; non-finite floats become ``None``.
 
-    Handles dicts, lists and tuples, numpy scalars and arrays, enums, paths
-    and dataclasses; anything else unknown raises ``TypeError`` (a bug, not
-    bad input).
+    Handles dicts, lists and tuples, and through :func:`_plain` numpy scalars
+    and arrays, enums, sets, paths and dataclasses; anything else unknown
+    raises ``TypeError`` (a bug, not bad input).
     """
     if value is None or isinstance(value, bool | str):
         return value
@@ -176,18 +176,30 @@ def to_jsonable(value: Any) -> Any:
         return int(value)
     if isinstance(value, float):
         return float(value) if math.isfinite(value) else None
-    if isinstance(value, enum.Enum):
-        return to_jsonable(value.value)
-    if isinstance(value, Mapping):
+    if isinstance(value, dict):
         return {str(k): to_jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple | set | frozenset):
+    if isinstance(value, list | tuple):
         return [to_jsonable(v) for v in value]
+    return to_jsonable(_plain(value))
+
+
+def _plain(value: Any) -> Any:
+    """One value JSON has no type for, as one it has (the one table of conversions).
+
+    Also the C encoder's ``default`` hook, which it calls for these only.
+    """
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, Mapping):
+        return dict(value)
+    if isinstance(value, set | frozenset):
+        return list(value)
     if isinstance(value, PurePath):
         return str(value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return to_jsonable(dataclasses.asdict(value))
+        return dataclasses.asdict(value)
     if hasattr(value, "tolist") and hasattr(value, "dtype"):  # numpy scalar or array
-        return to_jsonable(value.tolist())
+        return value.tolist()
     raise TypeError(f"cannot write a {type(value).__name__} as JSON")
 
 
@@ -223,31 +235,12 @@ def _encoded(value: Any) -> str:
     """Compact strict JSON of ``value``, by the C encoder where it can take it."""
     try:
         if _C_ENCODER is None:
-            return json.dumps(value, allow_nan=False, default=_plain_or_refuse)
+            return json.dumps(value, allow_nan=False, default=_plain)
         return "".join(_C_ENCODER(value, 0))
     except (ValueError, TypeError):
         # A non-finite float (null in strict JSON), a key json does not take, or an
         # unknown type: the walk converts what it can and names what it cannot.
         return json.dumps(to_jsonable(value), allow_nan=False)
-
-
-def _plain_or_refuse(value: Any) -> Any:
-    """What the C encoder cannot write itself, as a value it can (``default`` hook)."""
-    if isinstance(value, bool | int | float | str) or value is None:
-        raise TypeError("a subclass the encoder refused")  # e.g. keys: take the walk
-    if isinstance(value, enum.Enum):
-        return value.value
-    if isinstance(value, Mapping):
-        return dict(value)
-    if isinstance(value, set | frozenset):
-        return list(value)
-    if isinstance(value, PurePath):
-        return str(value)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return dataclasses.asdict(value)
-    if hasattr(value, "tolist") and hasattr(value, "dtype"):  # numpy scalar or array
-        return value.tolist()
-    raise TypeError(f"cannot write a {type(value).__name__} as JSON")
 
 
 def _c_encoder() -> Callable[[Any, int], Any] | None:
@@ -259,7 +252,7 @@ def _c_encoder() -> Callable[[Any, int], Any] | None:
     make = getattr(json.encoder, "c_make_encoder", None)
     if make is None:
         return None
-    return make(None, _plain_or_refuse, json.encoder.encode_basestring_ascii, None,
+    return make(None, _plain, json.encoder.encode_basestring_ascii, None,
                 ": ", ", ", False, False, False)
 
 
@@ -271,7 +264,7 @@ def _laid_out(value: Any, step: str, levels: int, margin: str) -> str:
     container_like = isinstance(value, Mapping) or (dataclasses.is_dataclass(value)
                                                     and not isinstance(value, type))
     if levels > 0 and container_like and not isinstance(value, dict):
-        value = _plain_or_refuse(value)
+        value = _plain(value)
     if levels == 0 or not isinstance(value, dict | list | tuple) or not value:
         return _encoded(value)
     inner = margin + step
