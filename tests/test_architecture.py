@@ -24,7 +24,7 @@ FLOORS = ("ground", "domain", "algorithms", "registration", "plots", "experiment
 #: Ground modules: the contract, the catalogue and registry (which find plug-ins through
 #: entry points and import none), results, and process-wide services.
 GROUND = {"errors", "family", "catalogue", "registry", "result", "interrupt", "budget", "version",
-          "stdio", "progress", "provenance", "readings", "lazy"}
+          "stdio", "progress", "provenance", "readings", "lazy", "backends"}
 
 #: Every family's folder holds these modules (ARCHITECTURE.md, "one shape for every family").
 FAMILY_FILES = {"__init__.py", "instance.py", "solution.py", "schema.py", "files.py",

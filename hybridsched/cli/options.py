@@ -117,6 +117,9 @@ RequiredOutput = Annotated[str, typer.Option(
 ExactTimeLimit = Annotated[float | None, typer.Option(
     callback=finite(ge=0), help="Seconds for each exact solve, model building included; "
     "0: return the warm start with its bound, without building a model.")]
+Backend = Annotated[str | None, typer.Option(
+    show_default=False, help="Exact backend: highs (MILP, the default) or cpsat (OR-Tools "
+    "CP-SAT, the optional extra hybridsched[cpsat]); exact methods only.")]
 Instance = Annotated[Path, typer.Argument(metavar="INSTANCE", help="Instance file (JSON).",
                                           show_default=False)]
 SolutionFile = Annotated[Path, typer.Argument(metavar="SOLUTION", show_default=False,

@@ -12,6 +12,7 @@ import typer
 from hybridsched.cli import ui
 from hybridsched.cli.app import EXIT_CODES, app
 from hybridsched.cli.options import (
+    Backend,
     ExactTimeLimit,
     Instance,
     Objective,
@@ -29,6 +30,15 @@ from hybridsched.io.outputs import atomic_write_bytes, check_output_path
 
 def _objective_options(objective: str | None) -> dict[str, str]:
     return {} if objective is None else {"objective": objective}
+
+
+def backend_options(backend: str | None, method: str, exact: bool) -> dict[str, str]:
+    """``--backend`` as a method option, refused (one line) for a method that is not exact."""
+    if backend is None:
+        return {}
+    if not exact:
+        raise InputError(f"option --backend: applies to exact methods; {method!r} is not one")
+    return {"backend": backend}
 
 
 def method_options(pairs: list[str] | None) -> dict[str, object]:
@@ -82,6 +92,7 @@ def solve(
         "--option", metavar="KEY=VALUE", show_default=False,
         help="A method option, e.g. a paper's reading (repeatable; 'hybridsched methods "
              "FAMILY --options' lists them): --option fit=append.")] = None,
+    backend: Backend = None,
 ) -> None:
     """Solve one instance with one method.
 
@@ -99,7 +110,8 @@ def solve(
     extra = method_options(option)
     family, instance = load_instance(instance_file)
     found = get_method(family.name, method)
-    options = {**extra, **_objective_options(objective)}
+    options = {**extra, **_objective_options(objective),
+               **backend_options(backend, method, found.exact)}
     check_options(family.name, method, options)
     check_run_settings(seed, time_limit)
     with ui.solver_status(f"{method}") if found.exact else ui.spinner(f"{method}"):
