@@ -84,6 +84,10 @@ class Family:
         Optional ``size(instance) -> int``: the number that run times scale
         with, for campaign reports (tasks for hybrid-deadline, BoTs for
         bot-sites).
+    objective_metric:
+        The metric (a key of ``Evaluation.metrics``) that the default
+        objective is; a recorded optimum of it is ``optimal_<metric>`` in an
+        instance's reference block (``certify --record`` writes it there).
     """
 
     name: str
@@ -99,6 +103,7 @@ class Family:
     lower_bound: Callable[[Any], float] | None = None
     objectives: tuple[str, ...] = ()
     size: Callable[[Any], int] | None = None
+    objective_metric: str = "objective"
 
 
 #: The document converters every family's ``files`` module defines.

@@ -60,6 +60,7 @@ def lower_bound(instance: Instance) -> float:
 FAMILY = Family(
     name="bot-sites",
     objective_name="makespan",
+    objective_metric="makespan",
     **converters(files),
     check=check,
     evaluate=evaluate,

@@ -52,6 +52,7 @@ from typing import Any
 
 from hybridsched.cli import (  # noqa: F401  (they register commands)
     campaigns,
+    certifying,
     gang,
     inputs,
     malleable,

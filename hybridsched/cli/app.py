@@ -13,8 +13,8 @@ from hybridsched.cli.ui import SETTINGS
 #: Commands in the order ``--help`` lists them: make or import an instance, solve
 #: it, check, compare, plot, then reference listings.
 COMMAND_ORDER = ("generate", "import-swf", "import-etc", "import-fta", "simulate", "solve",
-                 "validate", "compare", "campaign", "soft", "report", "effects", "pareto",
-                 "gantt", "tree", "methods", "schema")
+                 "validate", "compare", "certify", "bench", "campaign", "soft", "report",
+                 "effects", "pareto", "gantt", "tree", "methods", "schema")
 
 EXIT_CODES = (
     "Exit codes: 0 success; "

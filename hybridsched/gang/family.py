@@ -43,6 +43,7 @@ def lower_bound(instance: Instance) -> float:
 FAMILY = Family(
     name="gang",
     objective_name="unfinished jobs",
+    objective_metric="unfinished",
     **converters(files),
     check=check,
     evaluate=evaluate,

@@ -27,6 +27,7 @@ def lower_bound(instance: Instance) -> float:
 FAMILY = Family(
     name="hybrid-deadline",
     objective_name="rent cost ($)",
+    objective_metric="cost",
     **converters(files),
     check=check,
     evaluate=evaluate,

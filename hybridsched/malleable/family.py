@@ -52,6 +52,7 @@ def reference(instance: Instance) -> dict[str, float]:
 FAMILY = Family(
     name="malleable",
     objective_name="penalised cost (policy A)",
+    objective_metric="penalised_a",
     **converters(files),
     check=check,
     evaluate=evaluate,

@@ -78,6 +78,7 @@ def lower_bound(instance: Instance) -> float:
 FAMILY = Family(
     name="pull",
     objective_name="makespan",
+    objective_metric="makespan",
     **converters(files),
     check=check,
     evaluate=evaluate,

@@ -1,0 +1,106 @@
+"""``certify``: solve instances with both exact backends and say what their answers prove."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from hybridsched.cli import ui
+from hybridsched.cli.app import app
+from hybridsched.cli.options import ExactTimeLimit, Objective
+from hybridsched.cli.solving import method_options
+from hybridsched.errors import InputError
+from hybridsched.io.inputs import check_readable
+
+CERTIFY_EXIT = (
+    "Exit codes: 0 every instance certified, proven by one backend, or open; 1 a defect "
+    "(one backend's proven bound above the other's checked schedule, or a proof of "
+    "infeasibility against a schedule; both schedules are saved in --save-dir), or an "
+    "infeasible instance; 2 bad input (one line naming the file or option); 130 interrupted."
+)
+
+
+@app.command(epilog=CERTIFY_EXIT, short_help="Solve with both exact backends and compare "
+                                             "their proofs.")
+def certify(
+    files: Annotated[list[Path], typer.Argument(metavar="INSTANCE", show_default=False,
+                                                help="Instance files (any family).")],
+    time_limit: ExactTimeLimit = 60.0,
+    objective: Objective = None,
+    option: Annotated[list[str] | None, typer.Option(
+        "--option", metavar="KEY=VALUE", show_default=False,
+        help="An option of the exact methods (repeatable), e.g. --option policy=B.")] = None,
+    save_dir: Annotated[Path, typer.Option(
+        "--save-dir", help="Where a defect's two schedules are written "
+                           "(<instance>.<backend>.json).")] = Path("certify-defects"),
+    record: Annotated[bool, typer.Option(
+        "--record", help="Write each certificate into its instance file's reference block "
+                         "(atomically; the benchmark library's scripts use it).")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
+) -> None:
+    """Solve each instance with the exact method on both backends (HiGHS and CP-SAT).
+
+    Verdicts: certified (both prove the same optimum, or both infeasibility),
+    proven (one proves it, the other stopped at its time limit without
+    contradicting it), open (no proof: the best schedule and the best bound
+    of either), defect (the two contradict each other).
+    """
+    from hybridsched.backends import check_backend
+    from hybridsched.io.jsonio import dumps_strict
+
+    extra = method_options(option)
+    check_readable(files)
+    check_backend("cpsat")
+    from hybridsched.experiments.certify import DEFECT
+    from hybridsched.experiments.certify_files import certify_file, load_checked
+
+    if save_dir.exists() and not save_dir.is_dir():
+        raise InputError(f"--save-dir {save_dir}: exists and is not a folder")
+    if record:
+        for path in files:
+            if not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)):
+                raise InputError(f"{path}: --record cannot rewrite this file (not writable)")
+    loaded = [load_checked(path, objective=objective, options=extra) for path in files]
+    certificates = []
+    with ui.spinner("certifying") as say:
+        for index, path in enumerate(files, 1):
+            say(f"certifying {path.name} ({index}/{len(files)}): HiGHS, then CP-SAT")
+            certificates.append(certify_file(path, loaded[index - 1], time_limit=time_limit,
+                                             objective=objective,
+                                             options=extra, save_dir=save_dir, record=record))
+    summaries = [c.summary() for c in certificates]
+    if as_json:
+        counts: dict[str, int] = {}
+        for item in summaries:
+            counts[item["verdict"]] = counts.get(item["verdict"], 0) + 1
+        ui.echo(dumps_strict({"certificates": summaries, "verdicts": counts}))
+    else:
+        _print(summaries)
+    for cert in certificates:
+        if cert.verdict == DEFECT:
+            ui.error(f"{cert.instance}: DEFECT: {cert.reason} (schedules in {save_dir})")
+        elif cert.infeasible:
+            ui.error(f"{cert.instance}: infeasible: "
+                     + next(iter(r.message for r in cert.runs.values() if r.message), ""))
+    if any(c.verdict == DEFECT or c.infeasible for c in certificates):
+        raise typer.Exit(1)
+
+
+def _print(summaries: list[dict[str, Any]]) -> None:
+    table = ui.new_table("certify: HiGHS and CP-SAT")
+    for column in ("instance", "verdict", "best known", "best bound", "gap", "highs",
+                   "cpsat"):
+        table.add_column(column)
+    for item in summaries:
+        cells = []
+        for backend in ("highs", "cpsat"):
+            run = item["backends"].get(backend)
+            cells.append("" if run is None else
+                         f"{run['status']} {ui.fmt(run['objective'])} "
+                         f"({ui.fmt(run['runtime_s'])} s)")
+        table.add_row(item["instance"], item["verdict"], ui.fmt(item["best_known"]),
+                      ui.fmt(item["best_bound"]), ui.fmt(item["gap"], gap=True), *cells)
+    ui.print_table(table)
