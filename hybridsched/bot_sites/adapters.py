@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from hybridsched.backends import check_exact_options
 from hybridsched.bot_sites.checker import check, completion_times, schedule_cost
 from hybridsched.bot_sites.instance import Instance
 from hybridsched.bot_sites.limits import cheapest_schedule, limited, repair
@@ -29,6 +30,10 @@ WARM_MINMIN_LIMIT = 20000
 #: Above this many integer variables (BoTs x processors, plus the DAG model's blocks and
 #: ordering binaries) the MILP is not built.
 MILP_VARIABLE_LIMIT = 100_000
+
+#: Above this many variables (counts, or blocks of the timed model) the CP-SAT model is
+#: not built.
+CPSAT_VARIABLE_LIMIT = 200_000
 
 #: Hard-limit repairs of heuristic warm starts re-time at most this many blocks.
 REPAIR_BLOCK_LIMIT = 5_000
@@ -133,8 +138,15 @@ def best_start(instance: Instance, objective: str = "makespan",
 
 
 def exact(instance: Instance, *, seed: int | None = None, time_limit: float | None = None,
-          objective: str = "makespan") -> Result:
+          objective: str = "makespan", backend: str = "highs", threads: int = 1) -> Result:
     """Exact makespan (or cost-then-makespan) model, warm-started from the best heuristic.
+
+    ``backend="highs"`` (default) solves the MILP
+    (:mod:`hybridsched.models.bot_makespan`); ``backend="cpsat"`` the CP-SAT
+    model (:mod:`hybridsched.models.bot_cpsat`, ``threads`` search workers,
+    ``seed`` default 0), above :data:`CPSAT_VARIABLE_LIMIT` variables only
+    the warm start with its certified bound. Both start from the same best
+    heuristic schedule and never return a worse one.
 
     ``time_limit`` bounds the whole method (heuristic warm start, model
     building, solve, extraction); ``0`` returns the best warm start with its
@@ -145,13 +157,16 @@ def exact(instance: Instance, *, seed: int | None = None, time_limit: float | No
     See :func:`hybridsched.models.bot_makespan.solve` for what the status
     and bound mean with ``objective="cost"``.
     """
-    from hybridsched.models import bot_makespan
-
+    check_exact_options({"backend": backend, "threads": threads})
     budget = TimeBudget(time_limit)
     try:
         start = best_start(instance, objective, budget)
     except MethodFailedError:
         start = None
+    if backend == "cpsat":
+        return _exact_cpsat(instance, objective, start, budget, threads, seed or 0)
+    from hybridsched.models import bot_makespan
+
     size = bot_makespan.model_size(instance)
     if size > MILP_VARIABLE_LIMIT:
         result = bot_makespan.solve(instance, objective=objective, start=start,
@@ -165,3 +180,24 @@ def exact(instance: Instance, *, seed: int | None = None, time_limit: float | No
             result.status = Status.FEASIBLE
         return result
     return bot_makespan.solve(instance, objective=objective, start=start, budget=budget)
+
+
+def _exact_cpsat(instance: Instance, objective: str, start: Solution | None,
+                 budget: TimeBudget, threads: int, seed: int) -> Result:
+    """The CP-SAT backend (within :data:`CPSAT_VARIABLE_LIMIT`, else warm start and bound)."""
+    from hybridsched.models import bot_cpsat
+    from hybridsched.models.bot_cpsat_build import model_size
+
+    size = model_size(instance)
+    if size <= CPSAT_VARIABLE_LIMIT:
+        return bot_cpsat.solve(instance, objective=objective, start=start, budget=budget,
+                               threads=threads, seed=seed)
+    result = bot_cpsat.solve(instance, objective=objective, start=start, budget=TimeBudget(0))
+    if result.status is Status.NO_SOLUTION:
+        raise MethodFailedError("instance too large for the CP-SAT model and no heuristic fits")
+    result.message = (f"{instance.n_bots} BoTs x {instance.n_procs} processors is too large "
+                      f"for the CP-SAT model ({size} variables > {CPSAT_VARIABLE_LIMIT}): "
+                      "best heuristic with a certified bound")
+    if result.status is Status.TIME_LIMIT:
+        result.status = Status.FEASIBLE
+    return result

@@ -239,3 +239,57 @@ def preset(name: str) -> Instance:
     if name not in PRESETS:
         raise InputError(f"--preset: unknown preset {name!r} (known: {', '.join(PRESETS)})")
     return PRESETS[name]()
+
+
+def tiny_instance(seed: int) -> Instance:
+    """A random tiny instance (deterministic in ``seed``) for cross-checking exact backends.
+
+    At most 6 tasks on at most 3 processors, so both exact backends finish in
+    well under a second. About a third of the seeds (``seed % 3 == 2``) are
+    awkward: integer times with many ties, times that differ by ``1e-6``
+    (the last decimal place), a BoT whose tasks exactly fill the others'
+    makespan, a denser DAG, and hard bandwidth/storage limits that one task
+    alone exactly meets. Times have at most 6 decimals, so CP-SAT scales
+    them exactly; hard limits with bandwidths make the effective times
+    non-decimal (CP-SAT then proves bounds on a relaxation, HiGHS on its
+    static limit rule, so either may stop at ``feasible``).
+    """
+    rng = np.random.default_rng([seed, 22])
+    awkward = seed % 3 == 2
+    K, M = int(rng.integers(1, 4)), int(rng.integers(1, 3))
+    tasks = rng.integers(1, 4, K)
+    while tasks.sum() > 6:
+        tasks[int(np.argmax(tasks))] -= 1
+    procs = rng.integers(1, 3, M)
+    while procs.sum() > 3:
+        procs[int(np.argmax(procs))] -= 1
+    if awkward or rng.random() < 0.4:
+        etc = rng.integers(1, 5, (K, M)).astype(float)
+        if awkward and K > 1:
+            etc[1] = etc[0] + rng.choice([0.0, 1e-6, -1e-6]) * (etc[0] > 1)
+    else:
+        etc = rng.uniform(1, 10, (K, M)).round(rng.choice([1, 3, 6]))
+    dependency = 0.6 if awkward else 0.3
+    edges = [(a, b) for a in range(K) for b in range(a + 1, K) if rng.random() < dependency]
+    price = rng.choice([0.0, 0.5, 1.0, 2.0], M)
+    extra: dict = {}
+    if awkward and rng.random() < 0.5:
+        storage = rng.integers(1, 4, K).astype(float)
+        limit = np.full(M, storage.max()) * rng.choice([1.0, 1.5, 2.0], M)
+        extra = dict(storage=storage, storage_limit=limit, hard_limits=True)
+        if rng.random() < 0.5:
+            data = rng.integers(1, 5, (K, M)).astype(float)
+            bandwidth = (data / etc).round(3)
+            bandwidth = np.where(bandwidth > 0, bandwidth, 0.001)
+            rate = data / np.maximum(etc, data / bandwidth)
+            extra.update(data=data, bandwidth=bandwidth,
+                         site_bandwidth=_round_up(rate.max(axis=0)) * rng.choice([1.0, 2.0], M))
+    return Instance(
+        name=f"tiny-{seed}",
+        bot_ids=tuple(f"b{k}" for k in range(K)),
+        site_ids=tuple(f"s{i}" for i in range(M)),
+        tasks=tasks, procs=procs, price=price, compute=etc,
+        edges=np.array(edges, dtype=int).reshape(-1, 2), **extra,
+        provenance={"generator": "hybridsched.bot_sites.generator.tiny_instance",
+                    "seed": seed},
+    )

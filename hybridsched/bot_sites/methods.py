@@ -38,4 +38,6 @@ declare_method(FAMILY, "gmo", f"{ADAPTERS}:gmo",
 for _name, _description in GREEDY.items():
     declare_method(FAMILY, _name, f"{ADAPTERS}:GREEDY_METHODS.{_name}", description=_description)
 declare_method(FAMILY, "exact", f"{ADAPTERS}:exact", exact=True,
-               description="MILP solved by HiGHS (proven optimum or bound)")
+               check_options="hybridsched.backends:check_exact_options",
+               description="MILP solved by HiGHS, or CP-SAT with --backend cpsat "
+                           "(proven optimum or bound)")
