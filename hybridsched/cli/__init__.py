@@ -51,6 +51,7 @@ from collections.abc import Callable
 from typing import Any
 
 from hybridsched.cli import (  # noqa: F401  (they register commands)
+    benchmarking,
     campaigns,
     certifying,
     gang,

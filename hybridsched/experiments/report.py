@@ -251,7 +251,7 @@ def _family_section(family: str, runs: pd.DataFrame, gantt: bool,
     pareto = _objective_space(runs)
     if pareto is not None:
         figures.append(("pareto", pareto[0], pareto[1]))
-    blocks += [_Image(f"{slug}-{name}.png", caption, _png(figure))
+    blocks += [_Image(f"{slug}-{name}.png", caption, png_bytes(figure))
                for name, caption, figure in figures]
     if gantt and loader is not None:
         blocks += _gantt(family, runs, slug, loader)
@@ -360,10 +360,10 @@ def _gantt(family: str, runs: pd.DataFrame, slug: str, loader: InstanceLoader
         figure = gantt_plots.gantt_for(fam.name, instance, solution)
     except InputError as exc:
         return [_Text(f"Gantt chart: {exc}")]
-    return [_Image(f"{slug}-gantt.png", f"Gantt chart of {what}.", _png(figure))]
+    return [_Image(f"{slug}-gantt.png", f"Gantt chart of {what}.", png_bytes(figure))]
 
 
-def _png(figure: Any) -> bytes:
+def png_bytes(figure: Any) -> bytes:
     """``figure`` as PNG bytes; the figure is closed (pyplot ones are released)."""
     import matplotlib.pyplot as plt
 

@@ -209,7 +209,7 @@ def no_drawing(monkeypatch) -> list:
     from hybridsched.experiments import report
 
     drawn: list = []
-    monkeypatch.setattr(report, "_png", lambda figure: drawn.append(figure) or PNG_SIGNATURE)
+    monkeypatch.setattr(report, "png_bytes", lambda figure: drawn.append(figure) or PNG_SIGNATURE)
     for module, name in ((report.profile_plots, "plot_performance_profile"),
                          (report.profile_plots, "plot_gap_boxes"),
                          (report.profile_plots, "plot_runtime_scaling"),

@@ -1,0 +1,88 @@
+"""``bench``: run methods on a tier of the benchmark library and print the leaderboard."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from hybridsched.cli import ui
+from hybridsched.cli.app import EXIT_CODES, app
+from hybridsched.cli.options import ExactTimeLimit, Scheduler, Workers, method_list
+from hybridsched.io.outputs import check_output_folder
+
+
+@app.command(epilog=EXIT_CODES, short_help="Rank methods on a tier of the benchmark library.")
+def bench(
+    family: Annotated[str, typer.Argument(metavar="FAMILY", show_default=False,
+                                          help="Family (see 'hybridsched methods').")],
+    output: Annotated[Path, typer.Option("-o", "--output", show_default=False,
+                                         help="Folder for the result store (resumable), "
+                                              "leaderboard.md/.csv and profile.png.")],
+    tier: Annotated[str, typer.Option(help="Tier of instances/<family>/: tiny, small, "
+                                           "medium or large.")] = "small",
+    methods_: Annotated[str | None, typer.Option(
+        "--methods", help="Comma-separated methods (default: every method of the family, "
+                          "plug-ins' included).")] = None,
+    plugin: Annotated[list[Path] | None, typer.Option(
+        "--plugin", metavar="FILE", show_default=False,
+        help="A Python file registering methods of your own (repeatable).")] = None,
+    time_limit: ExactTimeLimit = 60.0,
+    library: Annotated[Path | None, typer.Option(
+        help="Library folder (default: $HYBRIDSCHED_INSTANCES, else the checkout's "
+             "instances/).", show_default=False)] = None,
+    serial: Annotated[bool, typer.Option("--serial", help="Run in this process.")] = False,
+    workers: Workers = None,
+    scheduler: Scheduler = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the leaderboard as one "
+                                                         "JSON document.")] = False,
+) -> None:
+    """Run methods on every instance of a tier and rank them against the recorded references.
+
+    Every schedule is checked by the family's checker; gaps are to the
+    optimum recorded in each file (see 'hybridsched certify --record'), else
+    to the best proven value or bound. Runs go through the campaign engine:
+    interrupted, the same command resumes where it stopped.
+    """
+    from hybridsched.io.inputs import check_readable
+
+    if serial and (scheduler is not None or workers):
+        raise typer.BadParameter("--serial runs in this process: drop --workers/--scheduler",
+                                 param_hint="'--serial'")
+    names = method_list(methods_)
+    plugins = [str(p) for p in plugin or []]
+    check_readable([Path(p) for p in plugins])
+    from hybridsched.catalogue import check_family
+
+    check_family(family)
+    from hybridsched.cli.run_progress import RunProgress
+    from hybridsched.experiments.bench import plan_bench, run_bench
+    from hybridsched.io.jsonio import dumps_strict
+
+    campaign = plan_bench(family, tier, methods=names, plugins=plugins,
+                          time_limit=time_limit, library=library)
+    folder = check_output_folder(output, "-o")
+    with RunProgress(campaign.name) as display:
+        mode = "serial" if serial else "local" if workers else "auto"
+        outcome = run_bench(campaign, folder, mode=mode, workers=workers, scheduler=scheduler,
+                            progress=display.update)
+    records = outcome.leaderboard.to_dict("records")
+    if as_json:
+        ui.echo(dumps_strict({"family": family, "tier": tier, "leaderboard": records,
+                              "references": outcome.references,
+                              "files": [str(p) for p in outcome.files]}))
+    else:
+        _print(records, f"{family} {tier}: leaderboard")
+        ui.note("wrote " + ", ".join(str(p) for p in outcome.files))
+
+
+def _print(records: list[dict[str, Any]], title: str) -> None:
+    from hybridsched.experiments.bench import LEADERBOARD
+
+    table = ui.new_table(title)
+    for heading in LEADERBOARD.values():
+        table.add_column(heading)
+    for row in records:
+        table.add_row(*(ui.fmt(row[key], gap=key.endswith("gap")) for key in LEADERBOARD))
+    ui.print_table(table)

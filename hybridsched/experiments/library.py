@@ -1,0 +1,61 @@
+"""The benchmark library: ``instances/<family>/`` files in tiers, each with its references.
+
+A file belongs to a tier by its reference block's ``tier`` field
+(``tiny``: brute-force checkable; ``small``: certified in seconds;
+``medium``: certified in minutes, or best known with bounds; ``large``: best
+known with bounds), so that files keep stable names whatever tier they are
+moved to; new files are named ``<tier>-<what>.json``. The library is the
+repository's ``instances/`` folder, or the folder in the environment
+variable :data:`LIBRARY_VARIABLE`.
+
+This module reads only JSON headers: it imports no solver and no pandas.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from hybridsched.errors import InputError
+from hybridsched.io.jsonio import read_json
+
+#: Tiers, from the smallest.
+TIERS = ("tiny", "small", "medium", "large")
+
+#: Environment variable naming another library folder.
+LIBRARY_VARIABLE = "HYBRIDSCHED_INSTANCES"
+
+
+def library_root(root: str | Path | None = None) -> Path:
+    """The library folder: ``root``, else ``$HYBRIDSCHED_INSTANCES``, else the repository's."""
+    chosen = root or os.environ.get(LIBRARY_VARIABLE)
+    folder = Path(chosen) if chosen else Path(__file__).resolve().parents[2] / "instances"
+    if not folder.is_dir():
+        where = "--library" if root else LIBRARY_VARIABLE if chosen else "the repository"
+        raise InputError(f"{folder}: no benchmark library there (from {where}; set "
+                         f"{LIBRARY_VARIABLE} or pass --library to a checkout's instances/)")
+    return folder
+
+
+def tier_of(path: Path) -> str | None:
+    """The tier recorded in the reference block of the instance file ``path``."""
+    document = read_json(path)
+    reference = document.get("reference") if isinstance(document, dict) else None
+    tier = reference.get("tier") if isinstance(reference, dict) else None
+    return tier if isinstance(tier, str) else None
+
+
+def tier_files(family: str, tier: str, root: str | Path | None = None) -> list[Path]:
+    """The instance files of ``family`` in ``tier``, sorted by name (one-line error if none)."""
+    if tier not in TIERS:
+        raise InputError(f"--tier: must be one of {', '.join(TIERS)}, got {tier!r}")
+    folder = library_root(root) / family
+    if not folder.is_dir():
+        raise InputError(f"{folder}: the library has no folder for family {family!r}")
+    tiers = {path: tier_of(path) for path in sorted(folder.glob("*.json"))}
+    chosen = [path for path, found in tiers.items() if found == tier]
+    if not chosen:
+        present = sorted({t for t in tiers.values() if t}, key=TIERS.index) or ["none"]
+        raise InputError(f"{folder}: no {family} instance of tier {tier!r} "
+                         f"(tiers there: {', '.join(present)})")
+    return chosen

@@ -1,0 +1,73 @@
+"""``hybridsched bench``: a tier of the library, schedules checked, a leaderboard, resumable."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from hybridsched.cli import run
+from hybridsched.errors import InputError
+from hybridsched.experiments.library import tier_files
+from hybridsched.experiments.store_read import load_results
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture()
+def library(tmp_path: Path) -> Path:
+    """A library with the bot-sites files only (fast heuristics, recorded optima)."""
+    folder = tmp_path / "lib"
+    shutil.copytree(ROOT / "instances" / "bot-sites", folder / "bot-sites")
+    return folder
+
+
+def test_tiers_come_from_the_reference_blocks(library: Path):
+    assert [p.name for p in tier_files("bot-sites", "tiny", library)] == [
+        "gmo-table2-inconsistent.json"]
+    assert len(tier_files("bot-sites", "small", library)) == 2
+    with pytest.raises(InputError, match="no bot-sites instance of tier 'large'.*tiny, small"):
+        tier_files("bot-sites", "large", library)
+    with pytest.raises(InputError, match="--tier: must be one of tiny, small, medium, large"):
+        tier_files("bot-sites", "huge", library)
+    with pytest.raises(InputError, match="no folder for family 'gang'"):
+        tier_files("gang", "small", library)
+
+
+def test_bench_writes_a_leaderboard_and_resumes(library: Path, tmp_path: Path, capsys):
+    out = tmp_path / "bench"
+    argv = ["bench", "bot-sites", "--tier", "small", "-o", str(out), "--library", str(library),
+            "--methods", "g-met,g-min-min,g-sufferage", "--serial", "--json", "-q"]
+    assert run(argv) == 0
+    document = json.loads(capsys.readouterr().out)
+    board = {row["method"]: row for row in document["leaderboard"]}
+    assert set(board) == {"g-met", "g-min-min", "g-sufferage"}
+    assert all(row["runs"] == 2 and row["solved"] == 2 for row in board.values())
+    # Gaps are to the recorded optima: never negative, and a heuristic's gap is real.
+    assert all(row["mean_gap"] >= 0 for row in board.values())
+    assert document["references"] == {"optimum (recorded)": 2}
+    markdown = (out / "leaderboard.md").read_text()
+    assert "| method | runs | solved |" in markdown and "g-min-min" in markdown
+    assert (out / "profile.png").read_bytes()[:4] == b"\x89PNG"
+    table = load_results(out / "store")
+    assert len(table) == 6 and set(table["status"]) <= {"feasible", "optimal"}
+    # Resuming runs nothing again: the store keeps its six rows.
+    assert run(argv) == 0
+    capsys.readouterr()
+    assert len(load_results(out / "store")) == 6
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["bench", "no-such-family", "-o", "{out}"], "unknown family"),
+    (["bench", "bot-sites", "--tier", "medium", "-o", "{out}"], "tier 'medium'"),
+    (["bench", "bot-sites", "--methods", "nope", "-o", "{out}"], "unknown method 'nope'"),
+    (["bench", "bot-sites", "--plugin", "{missing}", "-o", "{out}"], "missing.py"),
+])
+def test_bench_bad_input_is_one_line(library: Path, tmp_path: Path, capsys, argv, message):
+    values = {"out": str(tmp_path / "o"), "missing": str(tmp_path / "missing.py")}
+    code = run([a.format(**values) for a in argv] + ["--library", str(library)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and message in err[0]
+    assert not (tmp_path / "o").exists()
