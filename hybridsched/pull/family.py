@@ -65,8 +65,15 @@ def infeasible_items(instance: Instance) -> list[str]:
 
 
 def reference(instance: Instance) -> dict[str, float]:
-    """Nothing is recorded with pull instances (the bound is computed)."""
-    return {}
+    """The recorded clairvoyant offline optimum under ``optimum``, and recorded bounds."""
+    recorded = instance.reference or {}
+    found = {}
+    if recorded.get("optimal_makespan") is not None:
+        found["optimum"] = float(recorded["optimal_makespan"])
+    for key in ("lower_bound", "upper_bound"):
+        if recorded.get(key) is not None:
+            found[key] = float(recorded[key])
+    return found
 
 
 def lower_bound(instance: Instance) -> float:

@@ -71,6 +71,7 @@ def instance_from_dict(document: Any, source: str = "<instance>") -> Instance:
         windows=windows, seed=doc.seed,
         behaviour=Behaviour(b.delayed, b.never, b.max_delay, b.seed),
         provenance=dict(doc.provenance),
+        reference=doc.reference.model_dump(exclude_none=True) if doc.reference else None,
     )
 
 
@@ -99,6 +100,7 @@ def instance_to_dict(instance: Instance) -> dict[str, Any]:
                       "seed": b.seed},
         "seed": instance.seed,
         "provenance": instance.provenance,
+        **({"reference": instance.reference} if instance.reference else {}),
     }
 
 

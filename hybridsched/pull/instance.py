@@ -57,6 +57,7 @@ class Instance:
     seed: int = 0
     behaviour: Behaviour = field(default_factory=Behaviour)
     provenance: dict[str, Any] = field(default_factory=dict)
+    reference: dict[str, Any] | None = None
 
     @property
     def n_units(self) -> int:

@@ -33,6 +33,8 @@ from hybridsched.errors import InputError
 from hybridsched.io.documents import (
     Identifier,
     InstanceHeader,
+    NonNegative,
+    ReferenceBase,
     SolutionHeader,
     Strict,
     integer,
@@ -89,6 +91,12 @@ class BehaviourDoc(Strict):
     seed: integer(0, 2**63 - 1) = 0
 
 
+class ReferenceDoc(ReferenceBase):
+    """Recorded clairvoyant offline optimum (``optimal_makespan``), or bounds on it."""
+
+    optimal_makespan: NonNegative | None = None
+
+
 class InstanceDoc(InstanceHeader):
     """A pull instance file."""
 
@@ -100,6 +108,7 @@ class InstanceDoc(InstanceHeader):
     hosts: Annotated[list[HostDoc], Field(min_length=1, max_length=MAX_HOSTS)]
     behaviour: BehaviourDoc = Field(default_factory=BehaviourDoc)
     seed: integer(0, 2**63 - 1) = 0
+    reference: ReferenceDoc | None = None
 
 
 class TaskDoc(Strict):
