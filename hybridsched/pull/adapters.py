@@ -59,3 +59,15 @@ def fcfs(instance: Instance, *, seed: int | None = None, time_limit: float | Non
          order: str = "random", replicas: str = "tiered") -> Result:
     """A uniformly random queued task (or the oldest) for each pulling host."""
     return _result("fcfs", instance, Fcfs(np.random.default_rng(seed or 0), order), replicas)
+
+
+def exact(instance: Instance, *, seed: int | None = None, time_limit: float | None = None,
+          backend: str = "highs", threads: int = 1) -> Result:
+    """The clairvoyant offline optimum (:mod:`hybridsched.models.pull_offline`).
+
+    ``backend``: ``highs`` (MILP) or ``cpsat``; ``threads``: CP-SAT workers.
+    """
+    from hybridsched.models.pull_offline import solve
+
+    return solve(instance, backend=backend, time_limit=time_limit, threads=threads,
+                 seed=seed or 0)

@@ -156,3 +156,45 @@ def generate(units: int = 2000, dcis: Sequence[str] = DCIS, seed: int = 0, *,
                     "capacity": capacity, "horizon": horizon,
                     "behaviour": behaviour},
     )
+
+
+def tiny_instance(seed: int) -> Instance:
+    """A random tiny instance (2-3 units, 2-3 hosts) that exact methods solve in well under 1 s.
+
+    Deterministic in ``seed``. Host 0 is a reliable cloud host, always
+    available, so every unit completes. About a third of the seeds are
+    awkward: equal unit sizes (ties), a window exactly as long as a task,
+    windows that abut, a unit arriving late, a window end 3e-7 s (under the
+    checker's tolerance) after a task's end.
+    """
+    rng = np.random.default_rng([seed, 22])
+    awkward = seed % 3 == 0
+    units = int(rng.integers(2, 4))
+    noi = rng.integers(4, 11, units).astype(float)
+    if awkward and rng.random() < 0.5:
+        noi[:] = noi[0]
+    arrival = np.zeros(units)
+    if awkward and rng.random() < 0.5:
+        arrival[-1] = float(rng.integers(1, 6))
+    hosts = [("cloud", float(rng.choice((1.0, 2.0))), 0.001, 0.0, ((0.0, math.inf),))]
+    for _ in range(int(rng.integers(1, 3))):
+        cpu = float(rng.choice((1.0, 2.0)))
+        start = float(rng.integers(0, 4))
+        length = float(rng.integers(3, 12))
+        if awkward:
+            ect = float(noi[rng.integers(units)]) / cpu
+            kind = int(rng.integers(3))
+            length = ect if kind == 0 else ect + 3e-7 if kind == 1 else length
+        first = (start, start + length)
+        gap = 0.0 if awkward and rng.random() < 0.5 else float(rng.integers(1, 5))
+        windows = (first, (first[1] + gap, math.inf))
+        hosts.append(("idg", cpu, 0.0, float(rng.choice((0.0, 0.3))), windows))
+    behaviour = Behaviour(float(rng.choice((0.0, 0.3))), float(rng.choice((0.0, 0.2))), 1.5,
+                          seed)
+    return Instance(
+        name=f"pull-tiny-s{seed}", unit_ids=tuple(f"w{k}" for k in range(units)), noi=noi,
+        arrival=arrival, host_ids=tuple(f"{h[0]}-{k}" for k, h in enumerate(hosts)),
+        dci=tuple(h[0] for h in hosts), cpu=np.array([h[1] for h in hosts]),
+        price=np.array([h[2] for h in hosts]), error=np.array([h[3] for h in hosts]),
+        windows=tuple(h[4] for h in hosts), seed=seed, behaviour=behaviour,
+        provenance={"generator": "pull-tiny", "seed": seed})

@@ -21,3 +21,7 @@ declare_method(FAMILY, "promethee", f"{ADAPTERS}:promethee",
 declare_method(FAMILY, "fcfs", f"{ADAPTERS}:fcfs", check_options=f"{CHECKS}:check_fcfs_options",
                description="FCFS as the paper defines it: a random queued task for each "
                            "pulling host")
+declare_method(FAMILY, "exact", f"{ADAPTERS}:exact", exact=True,
+               check_options="hybridsched.backends:check_exact_options",
+               description="clairvoyant offline optimum (windows, arrivals and every result "
+                           "known in advance): MILP (HiGHS) or CP-SAT, tiny instances")
