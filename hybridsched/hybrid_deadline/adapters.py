@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from hybridsched.backends import check_exact_options
 from hybridsched.budget import TimeBudget
 from hybridsched.errors import MethodFailedError
 from hybridsched.heuristics.cdf import cdf, check_cdf_options
@@ -85,8 +86,15 @@ def best_heuristic_solution(instance: Instance) -> Solution | None:
 
 
 def exact(instance: Instance, *, seed: int | None = None,
-          time_limit: float | None = None) -> Result:
-    """Solve the linearised BNP, warm-started from the best heuristic, improved.
+          time_limit: float | None = None, backend: str = "highs", threads: int = 1) -> Result:
+    """Solve the BNP exactly: the linearised MILP with HiGHS, or CP-SAT.
+
+    ``backend="cpsat"`` solves the CP-SAT model
+    (:mod:`~hybridsched.models.bnp_cpsat`) hinted with the best heuristic
+    schedule, with ``threads`` search workers and ``seed`` (default 0) as
+    CP-SAT's seed; ``time_limit`` bounds the whole method. The rest of this
+    docstring is the HiGHS path (the default).
+
 
     Stages: CDF+RA / FFD+RA; local search (:func:`~hybridsched.heuristics.lns.improve`);
     a short MILP solve, which often proves the optimum; if not, the packing
@@ -101,9 +109,16 @@ def exact(instance: Instance, *, seed: int | None = None,
     the cheap lower bound, without building a model. ``seed`` seeds the
     local search (default 0).
     """
+    check_exact_options({"backend": backend, "threads": threads})
+    budget = TimeBudget(time_limit)
+    if backend == "cpsat":
+        from hybridsched.models import bnp_cpsat  # OR-Tools: imported only when it runs
+
+        start = best_heuristic_solution(instance)
+        return bnp_cpsat.solve(instance, start, budget=budget, threads=threads,
+                               seed=0 if seed is None else seed)
     from hybridsched.models import bnp  # pyomo: imported only when an exact model runs
 
-    budget = TimeBudget(time_limit)
     start = best_heuristic_solution(instance)
     if start is None or budget.warm_start_only:
         return bnp.solve(instance, start, budget=budget)

@@ -27,7 +27,7 @@ import numpy as np
 
 from hybridsched.errors import InputError
 from hybridsched.hybrid_deadline.default_platform import C3_LARGE, default_pms
-from hybridsched.hybrid_deadline.instance import PM, Instance
+from hybridsched.hybrid_deadline.instance import PM, Instance, VMType
 from hybridsched.io.documents import MAX_TASKS
 
 Alpha = int | Literal["mixed"]
@@ -130,4 +130,65 @@ def generate(
             "pms": pms,
             "local_share": local_share,
         },
+    )
+
+
+#: Capacities, prices and core counts :func:`tiny_instance` draws from.
+_TINY_CAPACITIES = (1.0, 1.5, 2.0, 2.7)
+_TINY_PRICES = (0.1, 0.105, 0.2)
+
+
+def tiny_instance(seed: int) -> Instance:
+    """A random tiny instance (1-6 tasks), deterministic in ``seed``, for cross-checks.
+
+    Both exact backends solve it to optimality in milliseconds (a brute force
+    too). About a third of the seeds (``seed % 3 == 2``) are awkward, in turn:
+
+    * works near simple fractions of an hour, nudged by 5e-10 or 2e-9 h
+      (inside and outside the checker's 1e-9 h tolerance);
+    * loads that exactly fill a PM core by a deadline, or a VM's whole hour;
+    * ties: equal works and deadlines, and two VM types with the same price
+      per GHz-hour;
+    * a tight ``max_vms`` (0 or 1), which may make the instance infeasible.
+    """
+    if isinstance(seed, bool) or not hasattr(seed, "__index__") or seed < 0:
+        raise InputError(f"seed: must be a non-negative integer, got {seed!r}")
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 7))
+    pms = tuple(PM(f"pm{k}", int(rng.integers(1, 3)), float(rng.choice(_TINY_CAPACITIES)))
+                for k in range(int(rng.integers(0, 3))))
+    types = tuple(VMType(f"vm{k}", int(rng.integers(1, 3)), float(rng.choice(_TINY_CAPACITIES)),
+                         float(rng.choice(_TINY_PRICES)))
+                  for k in range(int(rng.integers(1, 3))))
+    work = np.round(np.clip(rng.lognormal(np.log(0.8), 0.7, n), 0.05, 3.0), 2)
+    deadline = np.round(work / 2.0 * rng.choice(ALPHAS, n), 4)
+    max_vms: int | None = None
+    kind = (seed // 3) % 4 if seed % 3 == 2 else None
+    if kind == 0:  # near the tolerance
+        work = (rng.choice([0.25, 0.5, 0.75, 1.0], n)
+                + rng.choice([0.0, 5e-10, -5e-10, 2e-9, -2e-9], n))
+        deadline = rng.choice([0.5, 1.0, 1.5, 2.0], n).astype(float)
+        pms = (PM("pm0", 1, 1.0),) + pms[:1]
+    elif kind == 1:  # exact fits: a pair fills a 2 GHz core by its deadline, or a VM's hour
+        pms = (PM("pm0", 1, 2.0),)
+        types = (VMType("vm0", 1, 2.0, 0.105),)
+        work = np.round(rng.choice([0.4, 0.6, 1.0, 1.4, 1.6], n), 2)
+        deadline = np.full(n, 1.0)
+    elif kind == 2:  # ties
+        work = np.full(n, float(rng.choice([0.5, 0.9, 1.35])))
+        deadline = np.full(n, float(rng.choice([0.5, 1.0, 2.0])))
+        types = (VMType("vm0", 1, 1.0, 0.1), VMType("vm1", 2, 1.0, 0.2))
+    elif kind == 3:  # tight VM limit
+        max_vms = int(rng.integers(0, 2))
+    return Instance(
+        name=f"tiny-{seed}",
+        task_ids=tuple(f"t{i}" for i in range(n)),
+        task_job=tuple(f"j{i}" for i in range(n)),
+        work=np.asarray(work, dtype=float),
+        deadline=np.maximum(np.asarray(deadline, dtype=float), 0.01),
+        pms=pms,
+        vm_types=types,
+        max_vms=max_vms,
+        provenance={"generator": "hybridsched.hybrid_deadline.generator.tiny_instance",
+                    "seed": seed},
     )

@@ -35,4 +35,6 @@ declare_method(FAMILY, "ffd", "hybridsched.heuristics.ffd:ffd",
 declare_method(FAMILY, "ffd+ra", f"{ADAPTERS}:ffd_ra", check_options=f"{ADAPTERS}:check_ffd_ra",
                description="FFD followed by RA")
 declare_method(FAMILY, "exact", f"{ADAPTERS}:exact", exact=True,
-               description="Linearised BNP solved by HiGHS (proven optimum or bound)")
+               check_options="hybridsched.backends:check_exact_options",
+               description="BNP solved exactly by HiGHS (linearised MILP) or CP-SAT "
+                           "(--backend cpsat): proven optimum or bound")

@@ -1,0 +1,145 @@
+"""Exact hybrid-deadline scheduling with OR-Tools CP-SAT: the second, independent backend.
+
+The model (:mod:`~hybridsched.models.bnp_cpsat_build`) is written from the
+checker's rules, not from the MILP: optional intervals on every core with
+no-overlap, deadlines as the intervals' latest ends, and integer billed hours
+per VM slot that every task on it must end within. The data is scaled to
+integers (:mod:`~hybridsched.models.bnp_cpsat_scale`): exactly when every
+number is decimal (the model's optimum is then the real problem's), else
+rounded into a relaxation.
+
+Claims (the checker is ground truth; tasks are read as running for their full
+duration without overlap, the reading the HiGHS model makes too):
+
+* ``optimal``: a schedule the checker accepts costs no more than a bound the
+  model proved. The model contains every checker-accepted schedule (exactly,
+  or as a relaxation), so its bound holds for the real problem either way.
+* ``infeasible``: CP-SAT proved the model infeasible, or a task fits on no
+  core, while no checked schedule is known; a relaxation's infeasibility
+  proves the real problem's.
+* otherwise ``time_limit``/``feasible`` with the proven bound (a CP-SAT bound
+  above a checked schedule's cost would be a bug and is discarded), or
+  ``no_solution``.
+
+A schedule from CP-SAT is re-read in real units (EDF, back to back) and kept
+only if the checker accepts it; the warm start is never beaten by a worse
+result.
+"""
+
+from __future__ import annotations
+
+import math
+
+from hybridsched.budget import BudgetExpired, TimeBudget
+from hybridsched.hybrid_deadline.bounds import lower_bound
+from hybridsched.hybrid_deadline.checker import check, rent_cost
+from hybridsched.hybrid_deadline.instance import Instance
+from hybridsched.hybrid_deadline.solution import Solution
+from hybridsched.models.bnp_cpsat_build import BnpCpsat, build_model
+from hybridsched.models.bnp_cpsat_io import add_schedule_hint, extract, scaled_cost
+from hybridsched.models.bnp_cpsat_scale import scale_data
+from hybridsched.models.cpsat import solve_with_cpsat
+from hybridsched.result import Result, Status
+
+FAMILY = "hybrid-deadline"
+
+#: Tolerances when comparing a checked cost (dollars, float sums) with a proven bound.
+OPTIMALITY_RTOL = 1e-9
+OPTIMALITY_ATOL = 1e-9
+
+
+def build(instance: Instance, start: Solution | None = None, *,
+          budget: TimeBudget | None = None, symmetry: bool = True) -> BnpCpsat:
+    """The model, sized by a checked ``start`` and hinted with it."""
+    data = scale_data(instance)
+    upper = scaled_cost(instance, data, start) if start is not None and data.exact else None
+    built = build_model(instance, upper, budget=budget, symmetry=symmetry)
+    if start is not None:
+        add_schedule_hint(built, start)
+    return built
+
+
+def _meets(cost: float, bound: float | None) -> bool:
+    return bound is not None and cost <= bound * (1 + OPTIMALITY_RTOL) + OPTIMALITY_ATOL
+
+
+def _result(status: Status, solution: Solution | None, bound: float | None,
+            message: str) -> Result:
+    return Result("exact", FAMILY, status, solution=solution, bound=bound, message=message)
+
+
+def _finish(instance: Instance, best: Solution | None, bound: float | None, timed_out: bool,
+            message: str) -> Result:
+    if best is None:
+        return _result(Status.NO_SOLUTION, None, bound, message)
+    cost = rent_cost(instance, best)
+    if _meets(cost, bound):
+        return _result(Status.OPTIMAL, best, min(bound, cost), message)
+    return _result(Status.TIME_LIMIT if timed_out else Status.FEASIBLE, best,
+                   None if bound is None else min(bound, cost), message)
+
+
+def solve(instance: Instance, start: Solution | None = None, *, budget: TimeBudget | None = None,
+          time_limit: float | None = None, threads: int = 1, seed: int = 0,
+          verbose: bool = False) -> Result:
+    """Build and solve the CP-SAT model within the budget; claim only what is proven.
+
+    Parameters
+    ----------
+    instance:
+        The instance.
+    start:
+        A warm start (the best heuristic schedule), used as the hint and as
+        the result when nothing better is found; ignored unless checked.
+    budget, time_limit:
+        The method's time budget (or a limit for this call alone); a limit of
+        0 returns the warm start with the family's cheap bound.
+    threads, seed:
+        CP-SAT's search workers and random seed.
+    verbose:
+        Print CP-SAT's search log.
+    """
+    budget = budget or TimeBudget(time_limit)
+    if start is not None and check(instance, start):
+        start = None
+    if budget.warm_start_only:
+        return _finish(instance, start, lower_bound(instance), True,
+                       "time limit 0: warm start only, with the cheap lower bound")
+    try:
+        built = build(instance, start, budget=budget)
+    except BudgetExpired as exc:
+        return _finish(instance, start, lower_bound(instance), True,
+                       f"time limit expired while {exc.stage}; warm start kept, with the "
+                       "cheap lower bound")
+    scaling = built.data
+    note = "" if scaling.exact else "; data rounded into a relaxation (bound only)"
+    if built.infeasible and start is None:
+        return _result(Status.INFEASIBLE, None, None,
+                       "infeasible: no core finishes " + ", ".join(built.infeasible) + note)
+    outcome = solve_with_cpsat(built.model, budget=budget, threads=threads, seed=seed,
+                               verbose=verbose)
+    if outcome.status is Status.INFEASIBLE:
+        if start is None:
+            return _result(Status.INFEASIBLE, None, None,
+                           "infeasible: CP-SAT proved the model has no solution" + note)
+        return _finish(instance, start, None, False,
+                       "CP-SAT reported the model infeasible although the warm start is "
+                       "valid (a model defect); warm start kept")
+    candidate = extract(built, outcome.solver) if outcome.has_incumbent else None
+    message = f"CP-SAT {outcome.status.value} in {outcome.seconds:.2f} s{note}"
+    if candidate is not None and check(instance, candidate):
+        candidate = None
+        message += "; CP-SAT's schedule failed the checker"
+    best = start
+    if candidate is not None and (best is None
+                                  or rent_cost(instance, candidate) < rent_cost(instance, best)):
+        best = candidate
+    bound = None
+    if outcome.bound is not None:
+        # The objective is an integer: a fractional bound rounds up (and only just so).
+        bound = scaling.cost(math.ceil(outcome.bound - 1e-6))
+        if best is not None and not _meets(bound, rent_cost(instance, best)):
+            message += "; CP-SAT's bound exceeds a checked schedule's cost and was discarded"
+            bound = None
+    timed_out = outcome.status is Status.TIME_LIMIT or budget.expired()
+    return _finish(instance, best, 0.0 if bound is None else bound, timed_out, message)
