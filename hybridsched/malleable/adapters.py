@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from hybridsched.backends import check_exact_options
 from hybridsched.errors import InputError
 from hybridsched.malleable.instance import Instance
 from hybridsched.malleable.limits import check_end
@@ -60,19 +61,32 @@ def _online(name: str, scheduler: Scheduler) -> Callable[..., Result]:
 SCHEDULERS = {name: _online(name, name) for name in ("tree", "flat", "round-robin")}
 
 
+def check_exact(options: dict[str, object]) -> None:
+    """The exact method's options: ``policy``, ``backend`` and ``threads``."""
+    check_policy(options)
+    check_exact_options(options)
+
+
 def exact(instance: Instance, *, seed: int | None = None, time_limit: float | None = None,
-          policy: str | None = None, objective: str | None = None) -> Result:
+          policy: str | None = None, objective: str | None = None, backend: str = "highs",
+          threads: int = 1) -> Result:
     """The offline optimum of the batch (all jobs known in advance), or a valid bound.
 
     ``policy`` picks the penalised objective of that policy (``"A"``:
     ``penalised_a``, ``"B"``: ``penalised_b``) when ``objective`` is not
-    given; see :mod:`hybridsched.models.malleable_exact`.
+    given; see :mod:`hybridsched.models.malleable_exact` (``backend="highs"``)
+    and :mod:`hybridsched.models.malleable_cpsat` (``backend="cpsat"``, with
+    ``threads`` search workers): both solve the same malleable batch problem.
     """
-    from hybridsched.models.malleable_exact import solve
+    check_exact({"policy": policy, "backend": backend, "threads": threads})
+    if backend == "cpsat":
+        from hybridsched.models.malleable_cpsat import solve as solve_cpsat
 
-    if policy is not None:
-        check_policy({"policy": policy})
-    result = solve(instance, optimised(policy, objective), time_limit, seed)
+        result = solve_cpsat(instance, optimised(policy, objective), time_limit, seed, threads)
+    else:
+        from hybridsched.models.malleable_exact import solve
+
+        result = solve(instance, optimised(policy, objective), time_limit, seed)
     if result.solution is not None and result.solution.n_pieces:
         # A schedule file holds minutes up to MAX_MINUTES: a later end is refused here, as
         # the simulator refuses it, rather than written and then refused by validate.

@@ -132,3 +132,50 @@ def generate(jobs: int, mix: Mix = "mixed", seed: int = 0, *,
         provenance={"generator": "malleable", "jobs": jobs, "mix": mix, "seed": seed,
                     "serial_fraction": serial_fraction},
     )
+
+
+def tiny_instance(seed: int) -> Instance:
+    """A random tiny batch (1-3 jobs, 1-2 small resources) both exact backends prove fast.
+
+    Deterministic in ``seed``. About a third of the seeds are *awkward*: a
+    size a hair above a whole number (``3.0000001``), jobs that exactly fill
+    the cluster by their deadline, equal jobs (ties), a deadline at the
+    arrival's minute plus one, budgets at the exact cost. Linear speed-up
+    (serial fraction 0) so both backends scale the data exactly.
+    """
+    rng = np.random.default_rng([22, seed])
+    awkward = seed % 3 == 0
+    resources = [Resource("c0", ResourceType.DEDICATED if rng.random() < 0.5
+                          else ResourceType.ALLOCATED, int(rng.integers(1, 3)),
+                          performance=float(rng.choice([1.0, 2.0])),
+                          price=float(rng.choice([0.5, 1.0])))]
+    if rng.random() < 0.5:
+        resources.append(Resource("v0", ResourceType.CLOUD, 1, price=30.0, max_vms=2,
+                                  spot_vms=1, on_demand_price=45.0))
+    if resources[0].type is ResourceType.DEDICATED:
+        resources[0] = Resource("c0", ResourceType.DEDICATED, resources[0].cpus,
+                                performance=resources[0].performance)
+    jobs = int(rng.integers(1, 4))
+    size = rng.choice([1.0, 2.0, 3.0, 4.0], jobs)
+    arrival = rng.integers(0, 2, jobs)
+    deadline = arrival + rng.integers(1, 4, jobs)
+    budget = rng.choice([0.0, 1.0, 2.5], jobs)
+    if awkward:
+        kind = seed // 3 % 3
+        if kind == 0:
+            size[0] = 3.000001  # a hair above 3: one whole minute more on one processor
+        elif kind == 1:
+            # Equal jobs that exactly fill the first cluster by their common deadline.
+            cap = resources[0].cpus * resources[0].performance
+            size[:] = cap
+            arrival[:] = 0
+            deadline[:] = jobs
+            budget[:] = cap * resources[0].price
+        else:
+            deadline[:] = arrival + 1
+    return Instance(
+        name=f"malleable-tiny-{seed}", job_ids=tuple(f"j{k}" for k in range(jobs)),
+        size=size.astype(float), priority=np.ones(jobs, dtype=np.int64),
+        deadline=deadline.astype(np.int64), budget=budget.astype(float),
+        arrival=arrival.astype(np.int64), serial_fraction=np.zeros(jobs),
+        resources=tuple(resources), provenance={"generator": "malleable-tiny", "seed": seed})

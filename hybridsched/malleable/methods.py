@@ -25,6 +25,6 @@ for _name, _description in SCHEDULERS.items():
     declare_method(FAMILY, _name, f"{ADAPTERS}:SCHEDULERS.{_name}", description=_description,
                    check_options=f"{ADAPTERS}:check_policy")
 declare_method(FAMILY, "exact", f"{ADAPTERS}:exact", exact=True,
-               check_options=f"{ADAPTERS}:check_policy",
+               check_options=f"{ADAPTERS}:check_exact",
                description="Best of the heuristics, then the time-indexed malleable model "
-                           "(PuLP + HiGHS)")
+                           "(PuLP + HiGHS, or --backend cpsat: OR-Tools CP-SAT)")
