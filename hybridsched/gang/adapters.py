@@ -96,12 +96,24 @@ def best_heuristic(instance: Instance) -> tuple[str, Solution]:
 
 
 def exact(instance: Instance, *, seed: int | None = None,
-          time_limit: float | None = None) -> Result:
-    """The offline optimum (all jobs known), or the best schedule found with its bound."""
+          time_limit: float | None = None, backend: str = "highs", threads: int = 1) -> Result:
+    """The offline optimum (all jobs known), or the best schedule found with its bound.
+
+    ``backend`` chooses the solver: HiGHS on the MILP (:mod:`hybridsched.models.gang_exact`)
+    or CP-SAT on the interval model (:mod:`hybridsched.models.gang_cpsat`, ``threads``
+    search workers); both start from the best heuristic schedule.
+    """
     from hybridsched.gang.family import lower_bound
-    from hybridsched.models.gang_exact import solve
 
     budget = TimeBudget(time_limit)
     name, incumbent = best_heuristic(instance)
-    return solve(instance, budget.remaining() if budget.limited else None, incumbent,
-                 lower_bound(instance), source=f"the best heuristic schedule ({name})")
+    remaining = budget.remaining() if budget.limited else None
+    source = f"the best heuristic schedule ({name})"
+    if backend == "cpsat":
+        from hybridsched.models import gang_cpsat
+
+        return gang_cpsat.solve(instance, remaining, incumbent, lower_bound(instance), source,
+                                threads=threads, seed=seed or 0)
+    from hybridsched.models.gang_exact import solve
+
+    return solve(instance, remaining, incumbent, lower_bound(instance), source=source)

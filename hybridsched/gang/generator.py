@@ -151,3 +151,49 @@ def _arrivals(rng: np.random.Generator, jobs: int, rate: float, how: str) -> np.
         return np.repeat(np.arange(len(per_unit), dtype=float), per_unit)[:jobs]
     with np.errstate(over="ignore"):
         return np.cumsum(rng.exponential(1.0 / rate, jobs))
+
+
+#: Slacks (time units) of the near-tolerance tiny instances around an exact fit: both sides
+#: of the checker's tolerance (1e-9), and beyond it.
+TINY_SLACKS = (-2e-9, -1e-9, -5e-10, 0.0, 5e-10, 1e-9, 2e-9, 1e-7)
+
+
+def tiny_instance(seed: int) -> Instance:
+    """A random tiny instance (1-4 jobs, 1-3 VMs) that exact methods solve in milliseconds.
+
+    Deterministic in ``seed``. Every third seed (``seed % 3 == 2``) is awkward,
+    in turn: *ties* (jobs and VMs all alike, arriving together), an *exact
+    fit* (every deadline exactly the end of the jobs before it run back to
+    back on VM 0), or *near tolerance* (the same chain with VM 0 of speed 3,
+    so times like 1/3, and each deadline moved by one of :data:`TINY_SLACKS`).
+    The others draw small decimal numbers, memory demands that may not fit,
+    and deadlines that may be too short. For cross-checks of the backends.
+    """
+    rng = np.random.default_rng(seed)
+    n, m = int(rng.integers(1, 5)), int(rng.integers(1, 4))
+    arrival = rng.choice([0.0, 0.5, 1.0, 1.5], n)
+    parallelism = rng.integers(1, m + 1, n).astype(np.int64)
+    work = rng.choice([1.0, 1.5, 2.0, 3.0], n)
+    deadline = rng.choice([0.5, 1.0, 2.0, 3.0, 4.0], n)
+    speed = rng.choice([1.0, 2.0, 3.0], m)
+    memory, vm_memory = rng.choice([1.0, 2.0], n), rng.choice([1.0, 2.0, 3.0], m)
+    kind = "random"
+    if seed % 3 == 2:
+        kind = ("ties", "exact fit", "near tolerance")[seed // 3 % 3]
+        if kind == "ties":
+            arrival[:], work[:], deadline[:] = arrival[0], work[0], deadline[0]
+            speed[:], memory[:], vm_memory[:] = speed[0], memory[0], memory[0]
+        else:
+            if kind == "near tolerance":
+                speed[0] = 3.0
+            arrival[:], vm_memory[0] = 0.0, 2.0
+            deadline = np.cumsum(work / speed[0])  # the jobs back to back on VM 0
+            if kind == "near tolerance":
+                deadline = np.maximum(deadline + rng.choice(TINY_SLACKS, n), 1e-3)
+    return Instance(
+        name=f"gang-tiny-s{seed}", job_ids=tuple(f"j{k}" for k in range(n)),
+        arrival=arrival, parallelism=parallelism, instructions=work, memory=memory,
+        bandwidth=np.ones(n), disk=np.zeros(n), deadline=deadline,
+        vm_ids=tuple(f"v{k}" for k in range(m)), speed=speed, vm_memory=vm_memory,
+        vm_bandwidth=np.ones(m), vm_disk=np.full(m, np.inf),
+        provenance={"generator": "gang.tiny_instance", "seed": seed, "kind": kind})

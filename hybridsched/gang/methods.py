@@ -35,5 +35,6 @@ for _name, _description in POLICIES.items():
     declare_method(FAMILY, _name, f"{ADAPTERS}:POLICIES.{_name}", description=_description,
                    check_options=f"{ADAPTERS}:POLICIES.{_name}.check_options")
 declare_method(FAMILY, "exact", f"{ADAPTERS}:exact", exact=True,
-               description="Offline MILP from the best heuristic: most jobs finished, then "
-                           "most instructions")
+               description="Offline MILP (or CP-SAT: backend=cpsat) from the best heuristic: "
+                           "most jobs finished, then most instructions",
+               check_options="hybridsched.backends:check_exact_options")
