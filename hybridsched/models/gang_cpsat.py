@@ -56,6 +56,9 @@ from hybridsched.result import Result, Status
 #: CP-SAT's deterministic time (its own work units, about seconds) for the second solve
 #: (most instructions at the proven UFJ): repeatable, and never the bulk of a run.
 SIN_EFFORT = 1.0
+#: Wall-clock cap (seconds) of the second solve: with several workers CP-SAT's deterministic
+#: time does not bound it (15 s seen on an 80-job instance with two).
+SIN_WALL = 3.0
 #: CP-SAT parameters of every solve: linearization level 2 puts the cumulative constraints'
 #: energy cuts in the LP, which proves table2's 80-job optima in under a second (level 1,
 #: the default, took 15 s to over a minute on some seeds).
@@ -85,9 +88,16 @@ class _Search:
                 rank(self.instance, solution) < rank(self.instance, self.best)):
             self.best, self.returned = solution, source
 
-    def cpsat(self, built: GangCpsat, **parameters: Any) -> CpsatOutcome:
-        return solve_with_cpsat(built.model, budget=self.budget, threads=self.threads,
-                                seed=self.seed, parameters={**PARAMETERS, **parameters})
+    def cpsat(self, built: GangCpsat, time_limit: float | None = None,
+              **parameters: Any) -> CpsatOutcome:
+        if self.threads > 1:
+            # Two or more full searches (the LP-heavy ones prove these optima); CP-SAT's own
+            # choice for two workers is one full search and one of neighbourhood moves, which
+            # proved table2's 80-job optima 10-40 times slower.
+            parameters = {"num_full_subsolvers": max(2, self.threads // 2), **parameters}
+        return solve_with_cpsat(built.model, time_limit=time_limit, budget=self.budget,
+                                threads=self.threads, seed=self.seed,
+                                parameters={**PARAMETERS, **parameters})
 
     def solve(self, built: GangCpsat, proves: bool) -> int:
         """Fewest unfinished, then most instructions; returns the jobs the read-back dropped."""
@@ -114,7 +124,7 @@ class _Search:
         weights = sin_weights(built.instance)
         model.maximize(sum(weights[j] * run for j, run in built.run.items()))
         hint_values(built, starts, assign(built, starts, counts)[1])
-        second = self.cpsat(built, max_deterministic_time=SIN_EFFORT)
+        second = self.cpsat(built, SIN_WALL, max_deterministic_time=SIN_EFFORT)
         self.notes.append(f"most instructions at UFJ {round(first.objective)}: "
                           f"{second.status.value} in {second.seconds:.2f} s")
         if second.has_incumbent:
