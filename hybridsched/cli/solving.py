@@ -208,6 +208,7 @@ def compare(
     objective: Objective = None,
     workers: Workers = None,
     scheduler: Scheduler = None,
+    backend: Backend = None,
 ) -> None:
     """Compare methods: objective, gap to the optimum (or best bound), status, run time.
 
@@ -230,7 +231,7 @@ def compare(
     with RunProgress("solving") as runs:
         table = run_compare(files, names, time_limit=time_limit, seed=seed,
                             on_start=runs.start, progress=runs.update, objective=objective,
-                            workers=workers, scheduler=scheduler)
+                            workers=workers, scheduler=scheduler, backend=backend)
     records = table.to_dict("records")
     if as_csv:
         ui.echo(table.to_csv(index=False), end="")

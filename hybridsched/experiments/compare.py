@@ -68,15 +68,17 @@ def failures(records: Sequence[dict[str, Any]]) -> list[Failure]:
 
 def _entries(families: Sequence[str], method_names: Sequence[str] | None,
              options: dict[str, Any], time_limit: float | None,
-             seed: int) -> list[MethodEntry]:
+             seed: int, backend: str | None = None) -> list[MethodEntry]:
     entries = []
     for family in dict.fromkeys(families):
         names = list(registered_methods(family) if method_names is None else method_names)
         for name in names:
-            get_method(family, name)  # fail fast on unknown names
-            check_options(family, name, options)
+            method = get_method(family, name)  # fail fast on unknown names
+            # The backend is an exact method's option; heuristics run as they are.
+            chosen = {**options, "backend": backend} if backend and method.exact else options
+            check_options(family, name, chosen)
             entries.append(MethodEntry(family=family, name=name, label=name,
-                                       options=tuple(sorted(options.items())),
+                                       options=tuple(sorted(chosen.items())),
                                        time_limit=time_limit, seeds=(seed,), replications=1))
     return entries
 
@@ -92,6 +94,7 @@ def compare(
     progress: Progress | None = None,
     workers: int | None = None,
     scheduler: str | None = None,
+    backend: str | None = None,
 ) -> pd.DataFrame:
     """Solve every instance with every method; one row per instance x method.
 
@@ -118,6 +121,9 @@ def compare(
     workers, scheduler:
         Run on a local Dask cluster of ``workers`` processes (when above 1),
         or on the Dask scheduler at this address; in process otherwise.
+    backend:
+        Exact backend of the exact methods (``highs`` or ``cpsat``; ``None``:
+        the default).
 
     Raises
     ------
@@ -131,7 +137,8 @@ def compare(
     time_limit = check_run_settings(seed, time_limit)
     options = {} if objective is None else {"objective": objective}
     sources = [file_source(path) for path in paths]  # fails fast on bad files
-    entries = _entries([s.family for s in sources], method_names, options, time_limit, seed)
+    entries = _entries([s.family for s in sources], method_names, options, time_limit, seed,
+                       backend)
     campaign = campaign_from_parts(sources, entries, name="compare", time_limit=time_limit)
     runs = list(plan_runs(campaign))
     if on_start:
