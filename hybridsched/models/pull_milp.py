@@ -53,10 +53,10 @@ def build(offline: Offline, lower: float = 0.0) -> PullMilp:
     prob = pulp.LpProblem("pull_offline", pulp.LpMinimize)
 
     def cont(name: str, low: float = 0.0, high: float = M) -> pulp.LpVariable:
-        return pulp.LpVariable(name, low, high)
+        return prob.add_variable(name, low, high)
 
     def binary(name: str) -> pulp.LpVariable:
-        return pulp.LpVariable(name, cat="Binary")
+        return prob.add_variable(name, cat=pulp.LpBinary)
 
     def off(*literals: Any) -> Any:
         """``M`` times the number of false literals: zero when all hold."""
