@@ -33,7 +33,8 @@ def main() -> None:
             raise SystemExit(f"{stem}: not proven optimal ({result.message})")
         print(f"{stem}: {result.objective:g} unfinished ({result.runtime_s:.1f} s)")
         save_instance(out / f"{stem}.json", get_family("gang"),
-                      replace(instance, reference={"optimal_unfinished": int(result.objective)}))
+                      replace(instance, reference={"tier": "small",
+                                                  "optimal_unfinished": int(result.objective)}))
 
 
 if __name__ == "__main__":

@@ -47,6 +47,7 @@ def main() -> None:
         result = run_method("hybrid-deadline", "exact", instance)
         assert result.status is Status.OPTIMAL, (stem, result.status)
         instance = replace(instance, reference={
+            "tier": "small",  # the benchmark library's tier (scripts/build_library.py)
             "optimal_cost": round(result.objective, 9),
             "proven_by": f"hybridsched exact (HiGHS {version})",
         })

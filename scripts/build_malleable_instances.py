@@ -40,7 +40,7 @@ def main() -> None:
     family = get_family("malleable")
     for stem, jobs, seed in BUNDLE:
         instance = generate(jobs, "small", seed, resources=batch_platform(), name=stem)
-        reference = {}
+        reference: dict = {"tier": "small"}  # the library's tier (scripts/build_library.py)
         for objective in OBJECTIVES:
             result = run_method("malleable", "exact", instance, objective=objective,
                                 time_limit=args.time_limit)

@@ -80,6 +80,9 @@ def certify(
     else:
         _print(summaries)
     for cert in certificates:
+        if cert.recorded is False:
+            ui.warn(f"{cert.instance}: not recorded: the optimum recorded earlier stands "
+                    f"(this run, {cert.verdict}, did not prove it again within the limit)")
         if cert.verdict == DEFECT:
             ui.error(f"{cert.instance}: DEFECT: {cert.reason} (schedules in {save_dir})")
         elif cert.infeasible:

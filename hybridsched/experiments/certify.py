@@ -59,6 +59,8 @@ class Certificate:
     best_bound: float | None
     runs: dict[str, Result] = field(default_factory=dict)
     infeasible: bool = False
+    #: Whether ``--record`` wrote it into the file (``None``: not asked).
+    recorded: bool | None = None
 
     @property
     def gap(self) -> float | None:

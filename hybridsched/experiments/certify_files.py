@@ -21,6 +21,7 @@ instance. A defect is never recorded: it is a bug to fix, not a reference.
 from __future__ import annotations
 
 import datetime
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -67,22 +68,26 @@ def certify_file(path: Path, loaded: tuple[Family, Any], *, time_limit: float | 
                               run.solution, method=f"exact ({backend})",
                               status=run.status.value, objective=run.objective)
     if record and certificate.verdict != DEFECT:
-        record_certificate(path, certificate, time_limit)
+        certificate.recorded = record_certificate(path, certificate, time_limit)
     return certificate
 
 
-def record_certificate(path: Path, certificate: Certificate, time_limit: float | None) -> None:
-    """Write ``certificate`` into the reference block of the instance file (atomically)."""
+def record_certificate(path: Path, certificate: Certificate, time_limit: float | None) -> bool:
+    """Write ``certificate`` into the reference block of the instance file (atomically).
+
+    A run never makes the record worse: an open certificate does not replace
+    an optimum recorded earlier (a proof stays a proof; the file is left as
+    it is and the result is False), and it only tightens recorded bounds.
+    """
     document = read_json(path)
     if not isinstance(document, dict):
         raise InputError(f"{path}: not an instance document")
     reference = dict(document.get("reference") or {})
-    # Open instances keep their best schedule and bound under the generic keys, which
-    # every family reads for its default objective (another objective's stay in the
-    # certificate).
-    family_metric = get_family(certificate.family).objective_metric
-    summary = certificate.summary()
     metric = certificate.objective
+    proven = certificate.verdict in (CERTIFIED, PROVEN) and not certificate.infeasible
+    if not proven and reference.get(f"optimal_{metric}") is not None:
+        return False
+    summary = certificate.summary()
     entry = {key: summary[key] for key in ("verdict", "best_known", "best_bound", "gap",
                                            "proven_by", "hybridsched")}
     entry["backends"] = {name: {key: run.get(key) for key in RECORDED_RUN_FIELDS}
@@ -90,14 +95,26 @@ def record_certificate(path: Path, certificate: Certificate, time_limit: float |
     entry["time_limit_s"] = time_limit
     entry["date"] = datetime.date.today().isoformat()
     reference.setdefault("certificates", {})[metric] = entry
-    if certificate.verdict in (CERTIFIED, PROVEN) and not certificate.infeasible:
+    # Bounds of the default objective go under the generic keys, which every family
+    # reads; another objective's carry its name (``upper_bound_cost``).
+    suffix = "" if metric == get_family(certificate.family).objective_metric else f"_{metric}"
+    if proven:
         reference[f"optimal_{metric}"] = certificate.best_known
         for key in ("upper_bound", "lower_bound"):
-            reference.pop(key, None)
-    elif certificate.verdict == OPEN and metric == family_metric:
-        if certificate.best_known is not None:
-            reference["upper_bound"] = certificate.best_known
-        if certificate.best_bound is not None:
-            reference["lower_bound"] = max(0.0, certificate.best_bound)
+            reference.pop(key + suffix, None)
+    elif certificate.verdict == OPEN:
+        _tighten(reference, "upper_bound" + suffix, certificate.best_known, min)
+        _tighten(reference, "lower_bound" + suffix,
+                 None if certificate.best_bound is None else max(0.0, certificate.best_bound),
+                 max)
     document["reference"] = reference
     write_json(path, document)
+    return True
+
+
+def _tighten(reference: dict[str, Any], key: str, value: float | None,
+             better: Callable[[float, float], float]) -> None:
+    if value is None:
+        return
+    old = reference.get(key)
+    reference[key] = value if old is None else better(float(old), value)
