@@ -21,7 +21,8 @@ def bench(
                                          help="Folder for the result store (resumable), "
                                               "leaderboard.md/.csv and profile.png.")],
     tier: Annotated[str, typer.Option(help="Tier of instances/<family>/: tiny, small, "
-                                           "medium or large.")] = "small",
+                                           "medium, large, or real (built from the shared "
+                                           "data by the library's recipes).")] = "small",
     methods_: Annotated[str | None, typer.Option(
         "--methods", help="Comma-separated methods (default: every method of the family, "
                           "plug-ins' included).")] = None,
@@ -61,7 +62,7 @@ def bench(
     from hybridsched.io.jsonio import dumps_strict
 
     campaign = plan_bench(family, tier, methods=names, plugins=plugins,
-                          time_limit=time_limit, library=library)
+                          time_limit=time_limit, library=library, output=output)
     folder = check_output_folder(output, "-o")
     with RunProgress(campaign.name) as display:
         mode = "serial" if serial else "local" if workers else "auto"

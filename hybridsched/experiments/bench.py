@@ -24,13 +24,15 @@ import pandas as pd
 from hybridsched.errors import InputError
 from hybridsched.experiments.campaign import run_campaign
 from hybridsched.experiments.engine import Progress
-from hybridsched.experiments.library import tier_files
+from hybridsched.experiments.library import REAL, library_root, tier_files
 from hybridsched.experiments.profiles import performance_profile, summary_table
+from hybridsched.experiments.real_sets import materialise, real_set_files
 from hybridsched.experiments.report import markdown_table, png_bytes
 from hybridsched.experiments.sources import file_source
 from hybridsched.experiments.spec import campaign_from_parts
 from hybridsched.experiments.store_read import load_results
 from hybridsched.io.outputs import atomic_write_bytes, atomic_write_text
+from hybridsched.registry import get_method
 
 #: Leaderboard columns and their headings in the Markdown table.
 LEADERBOARD = {
@@ -52,11 +54,25 @@ class BenchOutcome:
 
 def plan_bench(family: str, tier: str, *, methods: Sequence[str] | None = None,
                plugins: Sequence[str] = (), time_limit: float | None = 60.0,
-               library: str | Path | None = None) -> Any:
-    """The campaign of a bench, checked (files, methods, options) before anything runs."""
-    files = tier_files(family, tier, library)
+               library: str | Path | None = None, output: Path | None = None) -> Any:
+    """The campaign of a bench, checked (files, methods, options) before anything runs.
+
+    The ``real`` tier's instances are built from the shared data by the
+    family's recipes (:mod:`~hybridsched.experiments.real_sets`) into
+    ``output/instances``, once the method names are known to be good.
+    """
     if methods is not None and not list(methods):
         raise InputError("--methods: no method given")
+    if tier == REAL:
+        recipes = real_set_files(library_root(library) / family)
+        if not recipes:
+            raise InputError(f"no real-data set of family {family!r} in the library")
+        for name in methods or ():
+            get_method(family, name)
+        folder = (output or Path(".")) / "instances"
+        files = [path for recipe in recipes for path in materialise(recipe, folder)]
+    else:
+        files = tier_files(family, tier, library)
     sources = [file_source(path) for path in files]
     return campaign_from_parts(sources, list(methods) if methods is not None else None,
                                name=f"bench-{family}-{tier}", time_limit=time_limit,

@@ -22,6 +22,10 @@ from hybridsched.io.jsonio import read_json
 #: Tiers, from the smallest.
 TIERS = ("tiny", "small", "medium", "large")
 
+#: The tier of real-data sets: recipes (``real-*.json``) that build instances from the
+#: shared data, which is never committed (:mod:`~hybridsched.experiments.real_sets`).
+REAL = "real"
+
 #: Environment variable naming another library folder.
 LIBRARY_VARIABLE = "HYBRIDSCHED_INSTANCES"
 
@@ -48,7 +52,7 @@ def tier_of(path: Path) -> str | None:
 def tier_files(family: str, tier: str, root: str | Path | None = None) -> list[Path]:
     """The instance files of ``family`` in ``tier``, sorted by name (one-line error if none)."""
     if tier not in TIERS:
-        raise InputError(f"--tier: must be one of {', '.join(TIERS)}, got {tier!r}")
+        raise InputError(f"--tier: must be one of {', '.join((*TIERS, REAL))}, got {tier!r}")
     folder = library_root(root) / family
     if not folder.is_dir():
         raise InputError(f"{folder}: the library has no folder for family {family!r}")

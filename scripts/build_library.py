@@ -1,0 +1,277 @@
+"""Build and certify the benchmark library: ``instances/<family>/`` in tiers.
+
+    python scripts/build_library.py                      # every family, tiers tiny, medium, large
+    python scripts/build_library.py --families gang --tiers tiny,medium
+    python scripts/build_library.py --certify-only       # re-certify every file on disk
+    python scripts/build_library.py --index              # rewrite instances/README.md only
+    python scripts/build_library.py --real --families bot-sites   # certify the real-data sets
+
+Generated tiers (``tiny``: each family's ``tiny_instance(seed)``, brute-force
+checkable; ``medium``/``large``: the family generators at the sizes below)
+are written with ``reference.tier``; the ``small`` tier is the bundled
+instances the older ``build_*_instances.py`` scripts make (pull's is
+generated here: ``small_instance(seed)``, at the size its offline models
+still prove). Every file is
+then certified (``hybridsched certify --record``: HiGHS and CP-SAT, each
+with the tier's time limit) and its reference block records the optimum or
+the best known schedule and bound, with which backend proved what, in which
+version. A defect (the two backends contradicting each other) stops the
+script: it is a bug, never a reference. With ``--real``, the real-data
+sets (``real-*.json`` recipes: the data stays in the shared folder) are
+built in a temporary folder, certified, and their references written back
+into the recipes. Last, ``instances/README.md`` lists every file with its
+figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import replace
+from importlib import import_module
+from pathlib import Path
+from typing import Any
+
+from hybridsched.catalogue import get_family
+from hybridsched.experiments.certify import DEFECT
+from hybridsched.experiments.certify_files import certify_file, load_checked
+from hybridsched.experiments.library import TIERS, tier_of
+from hybridsched.experiments.real_sets import (
+    load_real_set,
+    materialise,
+    real_set_files,
+    record_reference,
+)
+from hybridsched.io.jsonio import read_json
+from hybridsched.stdio import owned_stdout
+from hybridsched.storage import save_instance
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: Seconds per backend per instance when certifying, by tier.
+TIME_LIMITS = {"tiny": 20.0, "small": 60.0, "medium": 120.0, "large": 60.0, "real": 60.0}
+
+#: How many tiny instances per family (seeds 0..n-1 of ``tiny_instance``).
+TINY = 6
+
+
+def _generated(module: str, call: Callable[[Any], Any]) -> Callable[[], Any]:
+    return lambda: call(import_module(module))
+
+
+#: family -> tier -> [(file stem, maker)], for the generated medium and large tiers.
+GENERATED: dict[str, dict[str, list[tuple[str, Callable[[], Any]]]]] = {
+    "hybrid-deadline": {
+        "medium": [(f"medium-100-s{s}", _generated(
+            "hybridsched.hybrid_deadline.generator",
+            lambda g, s=s: g.generate(100, "mixed", s, name=f"medium-100-s{s}")))
+            for s in range(7)],
+        "large": [(f"large-400-s{s}", _generated(
+            "hybridsched.hybrid_deadline.generator",
+            lambda g, s=s: g.generate(400, "mixed", s, name=f"large-400-s{s}")))
+            for s in range(2)],
+    },
+    "gang": {
+        "medium": [(f"medium-80-s{s}", _generated(
+            "hybridsched.gang.generator",
+            lambda g, s=s: g.generate(80, scenario="table2", seed=s, name=f"medium-80-s{s}")))
+            for s in range(4)],
+        "large": [(f"large-200-s{s}", _generated(
+            "hybridsched.gang.generator",
+            lambda g, s=s: g.generate(200, scenario="table2", seed=s, name=f"large-200-s{s}")))
+            for s in range(2)],
+    },
+    "bot-sites": {
+        "medium": [(f"medium-hard-4s-6b-s{s}", _generated(
+            "hybridsched.bot_sites.generator",
+            lambda g, s=s: g.generate(sites=4, bots=6, tasks_per_bot=(20, 60),
+                                      procs_per_site=(2, 6), seed=s, communication=True,
+                                      storage=True, hard_limits=True,
+                                      name=f"medium-hard-4s-6b-s{s}")))
+            for s in range(5)],
+        "large": [(f"large-10s-10b-s{s}", _generated(
+            "hybridsched.bot_sites.generator",
+            lambda g, s=s: g.generate(sites=10, bots=10, seed=s, name=f"large-10s-10b-s{s}")))
+            for s in range(2)],
+    },
+    "malleable": {
+        "medium": [(f"medium-batch-12-s{s}", _generated(
+            "hybridsched.malleable.generator",
+            lambda g, s=s: g.generate(12, "mixed", s, resources=g.batch_platform(),
+                                      name=f"medium-batch-12-s{s}")))
+            for s in range(3)],
+    },
+    "pull": {
+        "small": [(f"small-s{s}", _generated(
+            "hybridsched.pull.generator", lambda g, s=s: g.small_instance(s)))
+            for s in range(5)],
+    },
+}
+
+#: Families and the module holding their ``tiny_instance``.
+TINY_GENERATORS = {
+    "hybrid-deadline": "hybridsched.hybrid_deadline.generator",
+    "bot-sites": "hybridsched.bot_sites.generator",
+    "gang": "hybridsched.gang.generator",
+    "malleable": "hybridsched.malleable.generator",
+    "pull": "hybridsched.pull.generator",
+}
+
+
+def build(family: str, tier: str, folder: Path) -> list[Path]:
+    """Write the generated files of ``family`` in ``tier``; return their paths."""
+    makers = GENERATED[family].get(tier, [])
+    return [write(family, tier, folder / f"{stem}.json", make()) for stem, make in makers]
+
+
+def write(family: str, tier: str, path: Path, instance: Any) -> Path:
+    """Save ``instance`` at ``path`` named after the file, with only its tier recorded."""
+    save_instance(path, get_family(family),
+                  replace(instance, name=path.stem, reference={"tier": tier}))
+    return path
+
+
+def build_tiny(family: str, folder: Path, limit: float | None) -> None:
+    """The first :data:`TINY` seeds of ``tiny_instance`` that are feasible, certified.
+
+    An infeasible draw (certified so by both backends) is a fine test but no
+    benchmark: nothing to rank methods on.
+    """
+    draw = import_module(TINY_GENERATORS[family]).tiny_instance
+    kept, seed = 0, 0
+    while kept < TINY:
+        path = write(family, "tiny", folder / f"tiny-{kept:02d}.json", draw(seed))
+        seed += 1
+        if certify_all([path], limit=limit, keep_infeasible=False):
+            kept += 1
+
+
+def certify_all(paths: list[Path], *, limit: float | None = None,
+                keep_infeasible: bool = True) -> bool:
+    """Certify every file with its tier's time limit, recording the result; stop at a defect.
+
+    Without ``keep_infeasible``, a file certified infeasible is removed and
+    the result is False.
+    """
+    for path in paths:
+        tier = tier_of(path) or "small"
+        seconds = limit if limit is not None else TIME_LIMITS[tier]
+        cert = certify_file(path, load_checked(path), time_limit=seconds,
+                            save_dir=ROOT / "certify-defects", record=True)
+        kept = "" if cert.recorded is not False else " (not recorded: an earlier proof stands)"
+        print(f"{path.name}: {cert.verdict} best {cert.best_known} "
+              f"bound {cert.best_bound} ({', '.join(cert.proven_by()) or 'no proof'}){kept}",
+              flush=True)
+        if cert.verdict == DEFECT:
+            raise SystemExit(f"{path}: DEFECT: {cert.reason}")
+        if cert.infeasible and not keep_infeasible:
+            path.unlink()
+            return False
+    return True
+
+
+def certify_real(folder: Path, limit: float | None) -> None:
+    """Certify every instance of the family's real-data recipes; write references back."""
+    with tempfile.TemporaryDirectory() as scratch:
+        for recipe in real_set_files(folder):
+            for path in materialise(recipe, Path(scratch) / recipe.stem):
+                certify_all([path], limit=limit if limit is not None else TIME_LIMITS["real"])
+                record_reference(recipe, path.stem, read_json(path).get("reference") or {})
+
+
+#: Index order of the tiers.
+RANK = {tier: n for n, tier in enumerate((*TIERS, "real"))}
+
+
+def write_index(root: Path) -> None:
+    """``instances/README.md``: every file of the library with its tier and references."""
+    lines = ["# The benchmark library", "",
+             "Written by `python scripts/build_library.py --index`. Tiers: tiny (brute-force "
+             "checkable), small (certified in seconds), medium (certified in minutes, or best "
+             "known with bounds), large (best known with bounds). A verdict `certified` means "
+             "HiGHS and CP-SAT both proved the same optimum; `proven`, one of them did and the "
+             "other did not contradict it; `open`, the best schedule and the best bound of "
+             "either. Rebuild: `python scripts/build_library.py`; re-certify: "
+             "`--certify-only`.", ""]
+    for family_dir in sorted(p for p in root.iterdir() if p.is_dir()):
+        lines += [f"## {family_dir.name}", "",
+                  "| file | tier | objective | verdict | best known | best bound | proven by |"
+                  " time (s) highs / cpsat |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+        rows = []
+        recipes = real_set_files(family_dir)
+        entries = [(p.name, read_json(p).get("reference") or {})
+                   for p in sorted(family_dir.glob("*.json")) if p not in recipes]
+        entries += [(f"{recipe.name}: {item.name}", {**item.reference, "tier": "real"})
+                    for recipe in recipes
+                    for item in load_real_set(recipe).instances]
+        for name, reference in entries:
+            tier = reference.get("tier", "")
+            for metric, cert in (reference.get("certificates") or {}).items():
+                times = " / ".join(_seconds(cert["backends"].get(b, {}).get("runtime_s"))
+                                   for b in ("highs", "cpsat"))
+                rows.append((RANK.get(tier, 9), name,
+                             f"| {name} | {tier} | {metric} | {cert['verdict']} | "
+                             f"{_value(cert['best_known'])} | {_value(cert['best_bound'])} | "
+                             f"{', '.join(cert['proven_by']) or '-'} | {times} |"))
+            if not reference.get("certificates"):
+                rows.append((RANK.get(tier, 9), name,
+                             f"| {name} | {tier} | | not certified | | | | |"))
+        lines += [row for _, _, row in sorted(rows)] + [""]
+    (root / "README.md").write_text("\n".join(lines))
+
+
+def _value(value: Any) -> str:
+    return "" if value is None else f"{value:.6g}"
+
+
+def _seconds(value: Any) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--families", default=",".join(TINY_GENERATORS))
+    parser.add_argument("--tiers", default="tiny,medium,large")
+    parser.add_argument("--certify-only", action="store_true",
+                        help="re-certify the files on disk of the chosen families and tiers")
+    parser.add_argument("--index", action="store_true", help="only rewrite instances/README.md")
+    parser.add_argument("--real", action="store_true",
+                        help="certify the real-data sets (needs the shared data)")
+    parser.add_argument("--time-limit", type=float, default=None,
+                        help="seconds per backend per file (default: by tier)")
+    parser.add_argument("--root", default=str(ROOT / "instances"))
+    args = parser.parse_args()
+    # The solver libraries' banners (HiGHS's) are not this script's output.
+    with owned_stdout("discard"):
+        return run(args)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build, certify and index as ``args`` say."""
+    root = Path(args.root)
+    if args.real:
+        for family in [f.strip() for f in args.families.split(",") if f.strip()]:
+            certify_real(Path(args.root) / family, args.time_limit)
+    elif not args.index:
+        tiers = [t.strip() for t in args.tiers.split(",") if t.strip()]
+        for family in [f.strip() for f in args.families.split(",") if f.strip()]:
+            folder = root / family
+            folder.mkdir(parents=True, exist_ok=True)
+            if args.certify_only:
+                certify_all([p for p in sorted(folder.glob("*.json")) if tier_of(p) in tiers],
+                            limit=args.time_limit)
+                continue
+            if "tiny" in tiers:
+                for old in folder.glob("tiny-*.json"):
+                    old.unlink()
+                build_tiny(family, folder, args.time_limit)
+            certify_all([p for tier in tiers if tier != "tiny"
+                         for p in build(family, tier, folder)], limit=args.time_limit)
+    write_index(root)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
