@@ -24,13 +24,14 @@ from hybridsched.models.bot_cpsat_build import build, time_scaling  # noqa: E402
 from hybridsched.registry import check_options  # noqa: E402
 from hybridsched.result import Status  # noqa: E402
 from hybridsched.storage import load_instance  # noqa: E402
+from tests.library_files import instance_files
 
 from .bot_brute import brute_force  # noqa: E402
 from .test_bot_exact_soundness import split_around_critical_task  # noqa: E402
 from .test_bot_exact_soundness import tiny_instance as limits_instance  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-BUNDLED = sorted((ROOT / "instances" / "bot-sites").glob("*.json"))
+BUNDLED = instance_files("bot-sites", "small", "tiny")
 REL = 1e-9
 
 

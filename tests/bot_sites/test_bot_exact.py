@@ -12,6 +12,7 @@ from hybridsched.bot_sites.checker import check
 from hybridsched.bot_sites.generator import generate, table2_inconsistent
 from hybridsched.models.bot_makespan_build import build
 from hybridsched.result import Status
+from tests.library_files import instance_files
 
 from .bot_helpers import random_instance
 
@@ -38,7 +39,7 @@ def test_model_has_symmetry_breaking():
     assert len(bm.model.sym) == 3            # (3 - 1) + (2 - 1) processor pairs
 
 
-@pytest.mark.parametrize("name", sorted(p.name for p in INSTANCES.glob("*.json")))
+@pytest.mark.parametrize("name", [p.name for p in instance_files("bot-sites")])
 def test_bundled_optima(name):
     _, inst = load_instance(INSTANCES / name)
     result = run_method("bot-sites", "exact", inst)

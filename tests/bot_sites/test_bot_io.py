@@ -12,6 +12,7 @@ from hybridsched.errors import InputError
 from hybridsched.heuristics.greedy import g_min_min
 from hybridsched.io.etc import parse_etc, read_etc
 from hybridsched.storage import load_solution, save_instance, save_solution
+from tests.library_files import instance_files
 
 INSTANCES = Path(__file__).resolve().parents[2] / "instances" / "bot-sites"
 
@@ -86,12 +87,13 @@ def test_solution_round_trip(tmp_path):
         files.solution_from_dict(document, inst, "s.json")
 
 
-@pytest.mark.parametrize("name", sorted(p.name for p in INSTANCES.glob("*.json")))
+@pytest.mark.parametrize("name", [p.name for p in instance_files("bot-sites")])
 def test_bundled_instances_load(name):
     fam, inst = load_instance(INSTANCES / name)
     assert fam.name == "bot-sites"
     assert "optimum" in fam.reference(inst)
-    assert fam.lower_bound(inst) <= fam.reference(inst)["optimum"]
+    # Within float noise: the bound's sums may round a last bit above an optimum it meets.
+    assert fam.lower_bound(inst) <= fam.reference(inst)["optimum"] * (1 + 1e-12)
 
 
 def test_etc_reader(tmp_path):

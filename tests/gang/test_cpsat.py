@@ -25,13 +25,14 @@ from hybridsched.models.gang_cpsat_build import build, vm_classes
 from hybridsched.models.gang_cpsat_times import EXACT, RELAXED, first_times
 from hybridsched.registry import check_options
 from hybridsched.result import Status
+from tests.library_files import instance_files
 
 from .test_exact import brute_force
 from .test_exact_tolerance import fewest_unfinished
 
 pytest.importorskip("ortools")
 
-BUNDLED = sorted((Path(__file__).parents[2] / "instances" / "gang").glob("*.json"))
+BUNDLED = instance_files("gang", "small")
 
 
 def cpsat(instance, **options):

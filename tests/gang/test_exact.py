@@ -14,8 +14,9 @@ from hybridsched import load_instance, run_method
 from hybridsched.gang.checker import check, evaluate
 from hybridsched.gang.instance import Instance
 from hybridsched.result import Status
+from tests.library_files import instance_files
 
-BUNDLED = sorted((Path(__file__).parents[2] / "instances" / "gang").glob("*.json"))
+BUNDLED = instance_files("gang", "small")
 ONLINE = ("cplmt", "fifo", "fair", "asjs", "cmms")
 
 

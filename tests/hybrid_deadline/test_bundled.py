@@ -6,11 +6,12 @@ import pytest
 
 from hybridsched import load_instance
 from hybridsched.result import Status
+from tests.library_files import instance_files
 
 from .helpers import solve_checked
 
 FOLDER = Path(__file__).resolve().parents[2] / "instances" / "hybrid-deadline"
-FILES = sorted(FOLDER.glob("*.json"))
+FILES = instance_files("hybrid-deadline", "small")
 #: Instances re-proven only with -m slow: small-11 takes 15-30 s (the others < 10 s), and the
 #: default run must stay well under 10 minutes on 2 cores (its optimum is still asserted there).
 HARD: set[str] = {"small-11"}

@@ -12,8 +12,9 @@ from hybridsched import load_instance, run_method
 from hybridsched.malleable.checker import check
 from hybridsched.malleable.generator import batch_platform, generate
 from hybridsched.result import Status
+from tests.library_files import instance_files
 
-BUNDLED = sorted((Path(__file__).parents[2] / "instances" / "malleable").glob("*.json"))
+BUNDLED = instance_files("malleable", "small")
 ONLINE = ("tree", "flat", "round-robin")
 
 
