@@ -55,6 +55,9 @@ CASES = {
     "report, missing store": (["report", "missing-store", "-o", "out"], 2),
     "effects, missing store": (["effects", "missing-store"], 2),
     "gantt, missing instance": (["gantt", "missing.json", "missing.json", "-o", "g.png"], 2),
+    "certify, missing instance": (["certify", "missing.json"], 2),
+    "bench, missing plug-in": (["bench", "gang", "-o", "out", "--plugin", "missing.py"], 2),
+    "solve, unknown backend": (["solve", "missing.json", "-m", "exact", "--backend", "x"], 2),
 }
 
 
