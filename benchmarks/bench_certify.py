@@ -22,33 +22,25 @@ import os
 import statistics
 import sys
 import time
-from importlib import import_module
 
 from _common import machine_line
 
 from hybridsched.catalogue import get_family
 from hybridsched.experiments.certify import DEFECT, certify
-
-#: Families and the module holding their ``tiny_instance``.
-GENERATORS = {
-    "hybrid-deadline": "hybridsched.hybrid_deadline.generator",
-    "bot-sites": "hybridsched.bot_sites.generator",
-    "gang": "hybridsched.gang.generator",
-    "malleable": "hybridsched.malleable.generator",
-    "pull": "hybridsched.pull.generator",
-}
+from hybridsched.experiments.library import TINY_GENERATORS, tiny_instance
+from hybridsched.stdio import owned_stdout
 
 
 def certify_family(family: str, seeds: range, time_limit: float) -> dict[str, object]:
     """Certify ``tiny_instance(seed)`` for every seed; counts, defects and backend times."""
-    draw = import_module(GENERATORS[family]).tiny_instance
     get_family(family)
     verdicts: dict[str, int] = {}
     defects: list[str] = []
     times: dict[str, list[float]] = {}
     started = time.perf_counter()
     for seed in seeds:
-        cert = certify(family, draw(seed), name=f"{family}#{seed}", time_limit=time_limit)
+        cert = certify(family, tiny_instance(family, seed), name=f"{family}#{seed}",
+                       time_limit=time_limit)
         verdicts[cert.verdict] = verdicts.get(cert.verdict, 0) + 1
         if cert.verdict == DEFECT:
             defects.append(f"seed {seed}: {cert.reason}")
@@ -63,7 +55,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--per-family", type=int, default=100)
     parser.add_argument("--first-seed", type=int, default=0)
-    parser.add_argument("--families", default=",".join(GENERATORS))
+    parser.add_argument("--families", default=",".join(TINY_GENERATORS))
     parser.add_argument("--time-limit", type=float, default=30.0)
     args = parser.parse_args()
     families = [f.strip() for f in args.families.split(",") if f.strip()]
@@ -89,4 +81,6 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    with owned_stdout("discard"):  # HiGHS's banner is not this script's output
+        code = main()
+    sys.exit(code)

@@ -37,7 +37,7 @@ from typing import Any
 from hybridsched.catalogue import get_family
 from hybridsched.experiments.certify import DEFECT
 from hybridsched.experiments.certify_files import certify_file, load_checked
-from hybridsched.experiments.library import TIERS, tier_of
+from hybridsched.experiments.library import TIERS, TINY_GENERATORS, tier_of, tiny_instance
 from hybridsched.experiments.real_sets import (
     load_real_set,
     materialise,
@@ -110,14 +110,6 @@ GENERATED: dict[str, dict[str, list[tuple[str, Callable[[], Any]]]]] = {
     },
 }
 
-#: Families and the module holding their ``tiny_instance``.
-TINY_GENERATORS = {
-    "hybrid-deadline": "hybridsched.hybrid_deadline.generator",
-    "bot-sites": "hybridsched.bot_sites.generator",
-    "gang": "hybridsched.gang.generator",
-    "malleable": "hybridsched.malleable.generator",
-    "pull": "hybridsched.pull.generator",
-}
 
 
 def build(family: str, tier: str, folder: Path) -> list[Path]:
@@ -139,10 +131,10 @@ def build_tiny(family: str, folder: Path, limit: float | None) -> None:
     An infeasible draw (certified so by both backends) is a fine test but no
     benchmark: nothing to rank methods on.
     """
-    draw = import_module(TINY_GENERATORS[family]).tiny_instance
     kept, seed = 0, 0
     while kept < TINY:
-        path = write(family, "tiny", folder / f"tiny-{kept:02d}.json", draw(seed))
+        path = write(family, "tiny", folder / f"tiny-{kept:02d}.json",
+                     tiny_instance(family, seed))
         seed += 1
         if certify_all([path], limit=limit, keep_infeasible=False):
             kept += 1

@@ -14,7 +14,9 @@ This module reads only JSON headers: it imports no solver and no pandas.
 from __future__ import annotations
 
 import os
+from importlib import import_module
 from pathlib import Path
+from typing import Any
 
 from hybridsched.errors import InputError
 from hybridsched.io.jsonio import read_json
@@ -28,6 +30,27 @@ REAL = "real"
 
 #: Environment variable naming another library folder.
 LIBRARY_VARIABLE = "HYBRIDSCHED_INSTANCES"
+
+
+#: Where each built-in family's ``tiny_instance(seed)`` lives: random tiny instances, a
+#: third of them awkward (near-tolerance numbers, ties, exact fits, tight limits, DAGs),
+#: that both exact backends prove in well under a second; the library's tiny tier, the
+#: certify property test and ``benchmarks/bench_certify.py`` draw from them.
+TINY_GENERATORS = {
+    "hybrid-deadline": "hybridsched.hybrid_deadline.generator",
+    "bot-sites": "hybridsched.bot_sites.generator",
+    "gang": "hybridsched.gang.generator",
+    "malleable": "hybridsched.malleable.generator",
+    "pull": "hybridsched.pull.generator",
+}
+
+
+def tiny_instance(family: str, seed: int) -> Any:
+    """``tiny_instance(seed)`` of a built-in family (:data:`TINY_GENERATORS`)."""
+    if family not in TINY_GENERATORS:
+        raise InputError(f"family {family!r} has no tiny instance generator "
+                         f"(built-in families: {', '.join(TINY_GENERATORS)})")
+    return import_module(TINY_GENERATORS[family]).tiny_instance(seed)
 
 
 def library_root(root: str | Path | None = None) -> Path:

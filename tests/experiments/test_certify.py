@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import shutil
-from importlib import import_module
 from pathlib import Path
 
 import pytest
@@ -20,27 +19,21 @@ from hypothesis import strategies as st
 from hybridsched.cli import run
 from hybridsched.experiments import certify as certify_module
 from hybridsched.experiments.certify import CERTIFIED, DEFECT, certify
+from hybridsched.experiments.library import TINY_GENERATORS, tiny_instance
 from hybridsched.io.jsonio import read_json
 from hybridsched.result import Result, Status
 from hybridsched.storage import load_instance
 
 ROOT = Path(__file__).resolve().parents[2]
 
-GENERATORS = {
-    "hybrid-deadline": "hybridsched.hybrid_deadline.generator",
-    "bot-sites": "hybridsched.bot_sites.generator",
-    "gang": "hybridsched.gang.generator",
-    "malleable": "hybridsched.malleable.generator",
-    "pull": "hybridsched.pull.generator",
-}
 
 
-@pytest.mark.parametrize("family", list(GENERATORS))
+@pytest.mark.parametrize("family", list(TINY_GENERATORS))
 @settings(max_examples=8, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10**6))
 def test_backends_never_contradict_each_other(family: str, seed: int):
-    instance = import_module(GENERATORS[family]).tiny_instance(seed)
+    instance = tiny_instance(family, seed)
     cert = certify(family, instance, name=f"{family}#{seed}", time_limit=20.0)
     assert cert.verdict != DEFECT, cert.reason
     statuses = {run.status for run in cert.runs.values()}
