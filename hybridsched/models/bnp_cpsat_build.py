@@ -17,6 +17,11 @@ their billed hours. The model says exactly that, in the integer units of
 * **Billing.** ``H[s]`` (integer): billed hours of slot ``s``; a task on
   ``s`` ends within ``H[s]`` hours plus the checker's tolerance. Redundant,
   for the LP relaxation: the work on each core of ``s`` fits in ``H[s]``.
+* **Cuts for the LP** (implied by the rows above, so no schedule is lost):
+  the work due by each deadline on a core fits by it; of a set of tasks no
+  two of which can share a core of some capacity, each such core holds at
+  most one (:mod:`~hybridsched.models.bnp_cpsat_cliques`); a slot holding a
+  task is billed at least the hours of that task's run.
 * **VM limit.** ``used[s]`` is implied by any task on ``s``; at most
   ``max_vms`` used slots.
 * **Cost.** ``sum price[type(s)] H[s]`` (scaled prices).
@@ -46,6 +51,7 @@ from typing import Any
 
 from hybridsched.budget import TimeBudget
 from hybridsched.hybrid_deadline.instance import Instance
+from hybridsched.models.bnp_cpsat_cliques import conflict_cliques
 from hybridsched.models.bnp_cpsat_scale import ScaledData, scale_data
 from hybridsched.models.cpsat import require_ortools
 
@@ -81,6 +87,12 @@ class BnpCpsat:
         ``{(task, core): IntVar}`` start (work units of that core).
     hours:
         ``H[s]`` per slot.
+    cost:
+        The objective, ``sum price[type(s)] H[s]`` (scaled).
+    cutoff:
+        When set, the model admits only costs up to it (scaled): schedules
+        strictly cheaper than the warm start, so that its infeasibility
+        proves the warm start optimal.
     groups:
         Interchangeable cores, in the order the symmetry breaking uses.
     rank:
@@ -102,6 +114,8 @@ class BnpCpsat:
     groups: list[list[int]] = field(default_factory=list)
     rank: list[int] = field(default_factory=list)
     infeasible: list[str] = field(default_factory=list)
+    cost: Any = 0
+    cutoff: int | None = None
 
 
 def hours_cover(data: ScaledData, capacity: float, limit: int) -> int:
@@ -192,29 +206,57 @@ def build_model(instance: Instance, upper: int | None = None, *,
         if (i + 1) * len(cores) % _CHECK_EVERY < len(cores):
             budget.check("building the CP-SAT model")
     order = sorted(range(instance.n_tasks), key=lambda i: (deadline[i], i))
+    fitting = {cap: [i for i in range(instance.n_tasks) if data.work[i] <= limit[i]]
+               for cap, limit in limits.items()}
+    cliques = {cap: conflict_cliques(list(data.work), limit, fitting[cap])
+               for cap, limit in limits.items()} if energy else {}
     for c, core in enumerate(cores):
         if len(intervals[c]) > 1:
             model.add_no_overlap(intervals[c])
             if energy:
                 _add_energy(built, c, order, limits[core.capacity])
+                for clique in cliques.get(core.capacity, ()):
+                    present = [built.x[i, c] for i in clique if (i, c) in built.x]
+                    if len(present) > 1:
+                        model.add_at_most_one(present)
         if core.on_vm:
             load = sum(data.work[i] * built.x[i, c] for i in range(instance.n_tasks)
                        if (i, c) in built.x)
             if not isinstance(load, int):
                 model.add(load <= data.hour_units(core.capacity) * built.hours[core.owner]
                           + data.hour_slack(core.capacity))
+    if energy:
+        _add_task_hours(built)
     if instance.max_vms is not None and slot_types:
         used = [model.new_bool_var(f"used{s}") for s in range(len(slot_types))]
         for (_i, c), present in built.x.items():
             if cores[c].on_vm:
                 model.add_implication(present, used[cores[c].owner])
         model.add(sum(used) <= instance.max_vms)
-    model.minimize(sum(data.price[t] * built.hours[s] for s, t in enumerate(slot_types)))
+    built.cost = sum(data.price[t] * built.hours[s] for s, t in enumerate(slot_types))
+    model.minimize(built.cost)
     built.rank = sorted(range(instance.n_tasks), key=lambda i: (-data.work[i], i))
     built.groups = core_groups(built)
     if symmetry:
         _break_symmetry(built)
     return built
+
+
+def _add_task_hours(built: BnpCpsat) -> None:
+    """Redundant rows: a slot holding a task is billed at least the hours of its run alone.
+
+    Implied by the billing constraint of the task's interval (it ends after
+    ``W_i``); stated on the slot's placements together so that the LP, where
+    that constraint is a weak big-M row, sees the whole hours a task needs.
+    """
+    data = built.data
+    for s, owned in enumerate(built.slot_cores):
+        capacity = built.cores[owned[0]].capacity
+        for i in range(built.instance.n_tasks):
+            present = [built.x[i, c] for c in owned if (i, c) in built.x]
+            hours = hours_cover(data, capacity, data.work[i])
+            if present and hours > 0:
+                built.model.add(built.hours[s] >= hours * sum(present))
 
 
 def _add_energy(built: BnpCpsat, c: int, order: list[int], limits: list[int]) -> None:

@@ -137,3 +137,38 @@ def test_the_cli_solves_with_cpsat(cli):
     assert code == 0, err
     document = json.loads(out)
     assert document["status"] == "optimal"
+
+
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(st.lists(st.integers(1, 30), min_size=2, max_size=9), st.integers(0, 10**6))
+def test_conflict_cliques_hold_only_tasks_no_core_can_share(work, seed):
+    """Every pair of a clique misses the later deadline in both orders (exhaustively tested)."""
+    import random
+
+    from hybridsched.models.bnp_cpsat_cliques import conflict_cliques
+
+    rng = random.Random(seed)
+    limit = [w + rng.choice([0, 0, 1, 3, 10, 40]) for w in work]
+    tasks = list(range(len(work)))
+    for clique in conflict_cliques(work, limit, tasks):
+        assert len(clique) == len(set(clique)) > 1
+        for a in clique:
+            for b in clique:
+                if a != b:
+                    assert work[a] + work[b] > limit[b] and work[a] + work[b] > limit[a]
+
+
+def test_a_warm_start_at_the_optimum_is_proven_by_an_infeasible_cutoff_model():
+    """Only schedules cheaper than the start are modelled: none exist, so it is optimal."""
+    from hybridsched.hybrid_deadline.bounds import lower_bound
+    from hybridsched.models import bnp_cpsat
+
+    _, instance = load_instance(BUNDLED / "small-09.json")  # optimum above the cheap bound
+    optimum = cpsat(instance, time_limit=30)
+    assert optimum.status is Status.OPTIMAL and optimum.objective > lower_bound(instance)
+    built = bnp_cpsat.build(instance, optimum.solution, strict=True)
+    assert built.cutoff is not None
+    result = bnp_cpsat.solve(instance, optimum.solution, time_limit=30)
+    assert result.status is Status.OPTIMAL, result.message
+    assert "no schedule is cheaper" in result.message
+    assert result.bound == pytest.approx(optimum.objective, abs=1e-9)
