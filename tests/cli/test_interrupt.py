@@ -86,6 +86,15 @@ def test_exact_solve_through_pulp_inside_highs(work):
     assert not out.exists()
 
 
+@pytest.mark.parametrize("instance", ["hd.json", "gang.json"])
+def test_exact_solve_in_cpsat(work, instance):
+    """CP-SAT searches in a thread of its own: Ctrl-C stops it and is never a result."""
+    out = work / f"cpsat-{instance}"
+    result = interrupt_after(["solve", instance, "--method", "exact", "--backend", "cpsat",
+                              "--time-limit", "120", "--json", "-o", out], 4.0, work)
+    assert_interrupted(result, out)
+
+
 def test_simulation(work):
     out = work / "run.json"
     result = interrupt_after(["simulate", "malleable", "--jobs", "10000", "--mix", "big",
