@@ -16,8 +16,9 @@ Parts (``--only``; all by default), printing medians and ``os.cpu_count()``:
 
 Usage: ``python benchmarks/bench_bot_sites_cpsat.py [--only braun|limits|tiny]
 [--backend highs|cpsat] [--threads 2] [--limit 120] [--runs 1] [--seeds 20]
-[--limit-hard 60] [--tiny 100] [--param linearization_level=2 ...]``.
-``--backend`` applies to the braun part (the others run both).
+[--limit-hard 60] [--backends highs,cpsat] [--verbose] [--tiny 100]``.
+``--backend`` applies to the braun part, ``--backends`` to the limits part
+(the tiny part runs both). The load average is printed with the figures.
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ def hard_limit_instance(seed: int):
 
 
 def bench_limits(args: argparse.Namespace) -> None:
-    for backend in ("highs", "cpsat"):
+    for backend in args.backends.split(","):
         proven, times = 0, []
         for seed in range(args.seeds):
             inst = hard_limit_instance(seed)
@@ -77,6 +78,10 @@ def bench_limits(args: argparse.Namespace) -> None:
                                 **_options(backend, args.threads))
             times.append(time.perf_counter() - started)
             proven += result.status is Status.OPTIMAL
+            if args.verbose:
+                print(f"  seed {seed} {backend}: {result.status.value}, makespan "
+                      f"{result.objective:.6f}, bound {result.bound:.6f}, {times[-1]:.2f} s, "
+                      f"load {os.getloadavg()[0]:.2f}", flush=True)
         print(f"hard limits, {args.seeds} instances, {backend}: {proven}/{args.seeds} proven "
               f"optimal within {args.limit_hard} s ({proven / args.seeds:.0%}, target >= 90 %)"
               f" | median {statistics.median(times):.2f} s, max {max(times):.2f} s")
@@ -115,8 +120,11 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--limit-hard", type=float, default=60.0)
     parser.add_argument("--tiny", type=int, default=100)
+    parser.add_argument("--backends", default="highs,cpsat",
+                        help="limits part: backends to run, comma-separated")
+    parser.add_argument("--verbose", action="store_true", help="limits part: one line per seed")
     args = parser.parse_args()
-    print(f"os.cpu_count() = {os.cpu_count()}")
+    print(f"os.cpu_count() = {os.cpu_count()}, load average {os.getloadavg()}")
     parts = {"braun": bench_braun, "limits": bench_limits, "tiny": bench_tiny}
     for name, part in parts.items():
         if args.only in (None, name):

@@ -40,6 +40,7 @@ from hybridsched.budget import BudgetExpired, TimeBudget
 from hybridsched.errors import InputError
 from hybridsched.models.bot_cpsat_build import build
 from hybridsched.models.bot_cpsat_extract import extract
+from hybridsched.models.bot_cpsat_limits_solve import solve_phased
 from hybridsched.models.bot_makespan_claims import CLAIM_RTOL, Candidate, Proof, checked_candidate
 from hybridsched.models.cpsat import solve_with_cpsat
 from hybridsched.result import Result, Status
@@ -97,6 +98,9 @@ def solve(instance: Instance, *, objective: str = "makespan", start: Solution | 
     sites = cheapest_sites(instance) if objective == "cost" else None
     notes: list[str] = []
     try:
+        if limited(instance):   # hard limits: the task-interval model in two phases
+            return _phased(instance, proof, candidates, best, sites, budget, threads, seed,
+                           parameters)
         bm = build(instance, horizon=best.makespan, lower=proof.makespan_bound, sites=sites,
                    hint=best.solution, budget=budget)
         budget.check("building the CP-SAT model")
@@ -129,6 +133,21 @@ def solve(instance: Instance, *, objective: str = "makespan", start: Solution | 
                  metrics={"backend": "cpsat", "scale": bm.scaling.factor,
                           "scale_exact": bm.scaling.exact,
                           "cpsat_status": outcome.status.value})
+
+
+def _phased(instance: Instance, proof: Proof, candidates: list[Candidate], best: Candidate,
+            sites: np.ndarray | None, budget: TimeBudget, threads: int, seed: int,
+            parameters: dict[str, Any] | None) -> Result:
+    """Hard limits: :func:`~hybridsched.models.bot_cpsat_limits_solve.solve_phased`."""
+    found = solve_phased(instance, start=best.solution, horizon=best.makespan,
+                         lower=proof.makespan_bound, sites=sites, budget=budget,
+                         threads=threads, seed=seed, parameters=parameters)
+    for solution in found.solutions:
+        candidate = checked_candidate(instance, solution, ORIGIN)
+        if candidate is not None:
+            candidates.append(candidate)
+    return claim(proof, candidates, found.bound, found.notes, timed_out=found.timed_out,
+                 metrics={"backend": "cpsat", **found.metrics})
 
 
 def _real_down(value: float, factor: int) -> float:

@@ -170,3 +170,53 @@ def test_braun_u_c_hihi_improves_on_min_min(braun):
     assert result.status.has_solution and check(inst, result.solution) == []
     assert result.bound <= inst.reference["best_known_makespan"] <= result.objective * (1 + REL)
     assert result.objective < 8460675.0
+
+
+# --- hard limits: the task-interval model in two phases ------------------------------
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1))
+def test_task_model_proves_tiny_hard_limit_instances(seed):
+    # Rounded data (data / bandwidth): the coarse bound is closed on the claim grid.
+    inst = limits_instance(np.random.default_rng(seed), limits=True)
+    truth = brute_force(inst)
+    span = cpsat(inst)
+    if truth is None:
+        assert span.status is Status.INFEASIBLE
+        return
+    assert check(inst, span.solution) == []
+    assert span.status is Status.OPTIMAL and close(span.objective, truth.makespan)
+
+
+def test_generated_hard_limits_two_phases_repeat_with_the_seed():
+    inst = generate(sites=2, bots=3, tasks_per_bot=(2, 3), procs_per_site=(1, 2),
+                    communication=True, storage=True, hard_limits=True, tightness=0.3, seed=5)
+    first = cpsat(inst, seed=2)
+    again = cpsat(inst, seed=2)
+    assert first.status is Status.OPTIMAL and check(inst, first.solution) == []
+    assert first.metrics["coarse_scale"] < first.metrics["scale"]
+    for name in ("bot", "site", "proc", "count", "start"):
+        assert np.array_equal(getattr(first.solution, name), getattr(again.solution, name))
+    highs = run_method("bot-sites", "exact", inst)
+    assert first.objective <= highs.objective * (1 + REL) and highs.bound <= first.objective
+
+
+def test_conflicting_bots_form_maximal_cliques():
+    from hybridsched.models.bot_cpsat_limits import _maximal_cliques
+
+    clash = np.array([[1, 1, 0, 1], [1, 1, 0, 0], [0, 0, 1, 0], [1, 0, 0, 0]], dtype=bool)
+    # BoT 3 does not clash with itself: two of its tasks may run together.
+    assert _maximal_cliques(clash, [0, 1, 2, 3]) == [{0, 1}, {2}]
+
+
+def test_order_retime_keeps_the_model_order_with_real_durations():
+    from hybridsched.models.bot_cpsat_limits_extract import order_retime
+
+    inst = Instance("two", ("a", "b"), ("s",), [2, 1], [2], [0.0], [[1 / 3], [0.5]],
+                    edges=[[0, 1]])
+    duration = np.array([[3], [5]])          # one tenth of a unit, rounded down
+    bot, site = np.array([0, 0, 1]), np.array([0, 0, 0])
+    solution = order_retime(inst, bot, site, np.array([0, 0, 3]), duration)
+    assert check(inst, solution) == []
+    assert solution.start.tolist() == [0.0, 0.0, 1 / 3]
+    assert solution.proc.tolist() == [0, 1, 0]
