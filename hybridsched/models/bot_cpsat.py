@@ -38,6 +38,7 @@ from hybridsched.bot_sites.limits import allowed_pairs, cheapest_schedule, cheap
 from hybridsched.bot_sites.solution import Solution
 from hybridsched.budget import BudgetExpired, TimeBudget
 from hybridsched.errors import InputError
+from hybridsched.models import bot_cpsat_assign
 from hybridsched.models.bot_cpsat_build import build
 from hybridsched.models.bot_cpsat_extract import extract
 from hybridsched.models.bot_cpsat_limits_solve import solve_phased
@@ -95,6 +96,14 @@ def solve(instance: Instance, *, objective: str = "makespan", start: Solution | 
     best = proof.best(candidates)
     if best is None:   # cannot happen: the cheapest-site schedule always fits
         return claim(proof, candidates, None, ["no valid starting schedule"])
+    if objective == "makespan" and bot_cpsat_assign.eligible(instance):
+        # Large assignment models: CP-SAT on processor subsets first (a better hint).
+        better = checked_candidate(instance, bot_cpsat_assign.improve(
+            instance, best.solution, horizon=best.makespan, seed=seed, budget=budget),
+            "neighbourhood search")
+        if better is not None:
+            candidates.append(better)
+            best = proof.best(candidates)
     sites = cheapest_sites(instance) if objective == "cost" else None
     notes: list[str] = []
     try:
