@@ -190,6 +190,8 @@ def build_limits(instance: Instance, *, horizon: float, lower: float = 0.0,
         if budget is not None:
             budget.check(STAGE_BUILD)
     _order_identical_tasks(lm)
+    if len(instance.edges):
+        _bot_spans(lm, first, last, loads, on_site)
     for a, b in instance.edges.tolist():
         m.add(first[b] >= last[a])
     for i in range(M):
@@ -252,6 +254,29 @@ def _exclusive_tasks(lm: LimitsModel, on_site: list[list[tuple[Any, int, int]]],
             if len(chosen) > 1:
                 m.add_no_overlap([iv for iv, _, _ in chosen])
                 m.add(sum(d * lit for _, d, lit in chosen) <= lm.makespan)
+
+
+def _bot_spans(lm: LimitsModel, first: list[Any], last: list[Any],
+               loads: list[list[tuple[int, Any]]],
+               on_site: list[list[tuple[Any, int, int]]]) -> None:
+    """Redundant (DAG): a BoT's tasks on a site fit in ``[S_k, F_k]`` on its processors.
+
+    At most ``m_i`` of them run at once, and one when two of its tasks break
+    a limit together; so their total time is at most that many times
+    ``F_k - S_k`` (LP rows that carry the DAG's critical path).
+    """
+    inst, m = lm.instance, lm.model
+    resources = limit_data(inst)
+    for i in range(inst.n_sites):
+        width = np.full(inst.n_bots, int(inst.procs[i]))
+        for use, limit in resources:
+            alone = 2 * use[:, i] > float(limit[i]) * (1 + LIMIT_TOL) * (1 + NOISE)
+            width[alone] = 1
+        for k in range(inst.n_bots):
+            terms = [(d, lit) for (d, lit), (_, kk, _) in zip(loads[i], on_site[i], strict=True)
+                     if kk == k]
+            if terms:
+                m.add(sum(d * lit for d, lit in terms) <= int(width[k]) * (last[k] - first[k]))
 
 
 def _maximal_cliques(clash: np.ndarray, bots: list[int]) -> list[set[int]]:
