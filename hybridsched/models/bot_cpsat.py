@@ -34,15 +34,20 @@ from typing import Any
 import numpy as np
 
 from hybridsched.bot_sites.instance import Instance
-from hybridsched.bot_sites.limits import allowed_pairs, cheapest_schedule, cheapest_sites, limited
+from hybridsched.bot_sites.limits import cheapest_sites, limited
 from hybridsched.bot_sites.solution import Solution
 from hybridsched.budget import BudgetExpired, TimeBudget
-from hybridsched.errors import InputError
 from hybridsched.models import bot_cpsat_assign
 from hybridsched.models.bot_cpsat_build import build
 from hybridsched.models.bot_cpsat_extract import extract
 from hybridsched.models.bot_cpsat_limits_solve import solve_phased
-from hybridsched.models.bot_makespan_claims import CLAIM_RTOL, Candidate, Proof, checked_candidate
+from hybridsched.models.bot_makespan_claims import (
+    CLAIM_RTOL,
+    Candidate,
+    Proof,
+    checked_candidate,
+    open_proof,
+)
 from hybridsched.models.cpsat import solve_with_cpsat
 from hybridsched.result import Result, Status
 
@@ -75,21 +80,11 @@ def solve(instance: Instance, *, objective: str = "makespan", start: Solution | 
     parameters:
         Further CP-SAT parameters (benchmarks).
     """
-    if objective not in ("makespan", "cost"):
-        raise InputError(f"--objective: must be 'makespan' or 'cost', got {objective!r}")
+    opening = open_proof(instance, objective, start)
+    if isinstance(opening, Result):
+        return opening
+    proof, candidates = opening
     budget = budget if budget is not None else TimeBudget(time_limit)
-    allowed = allowed_pairs(instance)
-    if not allowed.any(axis=1).all():
-        names = [instance.bot_ids[k] for k in np.flatnonzero(~allowed.any(axis=1))]
-        return Result("exact", "bot-sites", Status.INFEASIBLE,
-                      message="infeasible: one task alone breaks a hard limit on every site: "
-                      + ", ".join(names))
-    candidates = [c for c in (checked_candidate(instance, start, "warm start"),) if c is not None]
-    if objective == "cost" or (limited(instance) and not candidates):
-        cheap = checked_candidate(instance, cheapest_schedule(instance), "cheapest-site schedule")
-        if cheap is not None:
-            candidates.append(cheap)
-    proof = Proof(instance, objective)
     if budget.warm_start_only:
         return claim(proof, candidates, None, ["time limit 0: warm start only, no model built"],
                      timed_out=True)

@@ -13,13 +13,10 @@ large a model :func:`solve` would build.
 
 from __future__ import annotations
 
-import numpy as np
-
 from hybridsched.bot_sites.instance import Instance
-from hybridsched.bot_sites.limits import allowed_pairs, cheapest_schedule, limited
+from hybridsched.bot_sites.limits import limited
 from hybridsched.bot_sites.solution import Solution
 from hybridsched.budget import BudgetExpired, TimeBudget
-from hybridsched.errors import InputError
 from hybridsched.models.bot_makespan_build import (
     STAGE_BUILD,
     build,
@@ -32,6 +29,7 @@ from hybridsched.models.bot_makespan_claims import (
     Candidate,
     Proof,
     checked_candidate,
+    open_proof,
 )
 from hybridsched.models.bot_makespan_dag import block_bound
 from hybridsched.models.bot_makespan_schedule import extract, warm_start
@@ -74,21 +72,11 @@ def solve(instance: Instance, *, objective: str = "makespan", time_limit: float 
         The method's time budget (includes the time already spent on
         ``start``).
     """
-    if objective not in ("makespan", "cost"):
-        raise InputError(f"--objective: must be 'makespan' or 'cost', got {objective!r}")
+    opening = open_proof(instance, objective, start)
+    if isinstance(opening, Result):
+        return opening
+    proof, candidates = opening
     budget = budget if budget is not None else TimeBudget(time_limit)
-    allowed = allowed_pairs(instance)
-    if not allowed.any(axis=1).all():
-        names = [instance.bot_ids[k] for k in np.flatnonzero(~allowed.any(axis=1))]
-        return Result("exact", "bot-sites", Status.INFEASIBLE,
-                      message="infeasible: one task alone breaks a hard limit on every site: "
-                      + ", ".join(names))
-    candidates = [c for c in (checked_candidate(instance, start, "warm start"),) if c is not None]
-    if objective == "cost" or (limited(instance) and not candidates):
-        cheap = checked_candidate(instance, cheapest_schedule(instance), "cheapest-site schedule")
-        if cheap is not None:
-            candidates.append(cheap)
-    proof = Proof(instance, objective)
     if budget.warm_start_only:
         return proof.result(candidates, None, None, "time limit 0: warm start only, no model "
                             "built", timed_out=True)

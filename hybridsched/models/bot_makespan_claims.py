@@ -30,8 +30,15 @@ import numpy as np
 from hybridsched.bot_sites.bounds import lower_bound, min_cost
 from hybridsched.bot_sites.checker import check, completion_times, schedule_cost
 from hybridsched.bot_sites.instance import Instance
-from hybridsched.bot_sites.limits import cheapest_sites, repair
+from hybridsched.bot_sites.limits import (
+    allowed_pairs,
+    cheapest_schedule,
+    cheapest_sites,
+    limited,
+    repair,
+)
 from hybridsched.bot_sites.solution import Solution
+from hybridsched.errors import InputError
 from hybridsched.models.bot_makespan_build import BotModel, restricted
 from hybridsched.models.highs import MIP_FEASIBILITY_TOL, SolveOutcome
 from hybridsched.result import Result, Status
@@ -161,3 +168,29 @@ class Proof:
             notes.append(f"schedule is the {best.origin}")
         return Result("exact", "bot-sites", status, solution=best.solution, bound=bound,
                       message="; ".join(n for n in notes if n), metrics=metrics)
+
+
+def open_proof(instance: Instance, objective: str, start: Solution | None
+               ) -> tuple[Proof, list[Candidate]] | Result:
+    """What both exact backends start from: the proof's bounds and the checked candidates.
+
+    ``start`` (checked, repaired over time when it breaks hard limits) is the
+    first candidate; the cheapest-site schedule is one too for the cost
+    objective, or under hard limits when ``start`` is unusable. An instance
+    where some task alone breaks a hard limit on every site is infeasible:
+    that is returned as the result.
+    """
+    if objective not in ("makespan", "cost"):
+        raise InputError(f"--objective: must be 'makespan' or 'cost', got {objective!r}")
+    allowed = allowed_pairs(instance)
+    if not allowed.any(axis=1).all():
+        names = [instance.bot_ids[k] for k in np.flatnonzero(~allowed.any(axis=1))]
+        return Result("exact", "bot-sites", Status.INFEASIBLE,
+                      message="infeasible: one task alone breaks a hard limit on every site: "
+                      + ", ".join(names))
+    candidates = [c for c in (checked_candidate(instance, start, "warm start"),) if c is not None]
+    if objective == "cost" or (limited(instance) and not candidates):
+        cheap = checked_candidate(instance, cheapest_schedule(instance), "cheapest-site schedule")
+        if cheap is not None:
+            candidates.append(cheap)
+    return Proof(instance, objective), candidates
