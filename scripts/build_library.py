@@ -97,11 +97,11 @@ GENERATED: dict[str, dict[str, list[tuple[str, Callable[[], Any]]]]] = {
             for s in range(2)],
     },
     "malleable": {
-        "medium": [(f"medium-batch-12-s{s}", _generated(
+        "medium": [(f"medium-batch-8-s{s}", _generated(
             "hybridsched.malleable.generator",
-            lambda g, s=s: g.generate(12, "mixed", s, resources=g.batch_platform(),
-                                      name=f"medium-batch-12-s{s}")))
-            for s in range(3)],
+            lambda g, s=s: g.generate(8, "small", s, resources=g.batch_platform(),
+                                      name=f"medium-batch-8-s{s}")))
+            for s in (20, 21, 22)],
     },
     "pull": {
         "small": [(f"small-s{s}", _generated(
