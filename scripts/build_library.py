@@ -37,7 +37,13 @@ from typing import Any
 from hybridsched.catalogue import get_family
 from hybridsched.experiments.certify import DEFECT
 from hybridsched.experiments.certify_files import certify_file, load_checked
-from hybridsched.experiments.library import TIERS, TINY_GENERATORS, tier_of, tiny_instance
+from hybridsched.experiments.library import (
+    TIERS,
+    TINY_GENERATORS,
+    instance_files,
+    tier_of,
+    tiny_instance,
+)
 from hybridsched.experiments.real_sets import (
     load_real_set,
     materialise,
@@ -115,7 +121,15 @@ GENERATED: dict[str, dict[str, list[tuple[str, Callable[[], Any]]]]] = {
 def build(family: str, tier: str, folder: Path) -> list[Path]:
     """Write the generated files of ``family`` in ``tier``; return their paths."""
     makers = GENERATED[family].get(tier, [])
-    return [write(family, tier, folder / f"{stem}.json", make()) for stem, make in makers]
+    return [write(family, tier, tier_folder(folder, tier) / f"{stem}.json", make())
+            for stem, make in makers]
+
+
+def tier_folder(folder: Path, tier: str) -> Path:
+    """Where a tier's files go: the family's folder for small, a subfolder otherwise."""
+    place = folder if tier == "small" else folder / tier
+    place.mkdir(parents=True, exist_ok=True)
+    return place
 
 
 def write(family: str, tier: str, path: Path, instance: Any) -> Path:
@@ -133,7 +147,7 @@ def build_tiny(family: str, folder: Path, limit: float | None) -> None:
     """
     kept, seed = 0, 0
     while kept < TINY:
-        path = write(family, "tiny", folder / f"tiny-{kept:02d}.json",
+        path = write(family, "tiny", tier_folder(folder, "tiny") / f"tiny-{kept:02d}.json",
                      tiny_instance(family, seed))
         seed += 1
         if certify_all([path], limit=limit, keep_infeasible=False):
@@ -193,9 +207,9 @@ def write_index(root: Path) -> None:
                   " time (s) highs / cpsat |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
         rows = []
         recipes = real_set_files(family_dir)
-        entries = [(p.name, read_json(p).get("reference") or {})
-                   for p in sorted(family_dir.glob("*.json")) if p not in recipes]
-        entries += [(f"{recipe.name}: {item.name}", {**item.reference, "tier": "real"})
+        entries = [(str(p.relative_to(family_dir)), read_json(p).get("reference") or {})
+                   for p in instance_files(family_dir)]
+        entries += [(f"real/{recipe.name}: {item.name}", {**item.reference, "tier": "real"})
                     for recipe in recipes
                     for item in load_real_set(recipe).instances]
         for name, reference in entries:
@@ -252,11 +266,11 @@ def run(args: argparse.Namespace) -> int:
             folder = root / family
             folder.mkdir(parents=True, exist_ok=True)
             if args.certify_only:
-                certify_all([p for p in sorted(folder.glob("*.json")) if tier_of(p) in tiers],
+                certify_all([p for p in instance_files(folder) if tier_of(p) in tiers],
                             limit=args.time_limit)
                 continue
             if "tiny" in tiers:
-                for old in folder.glob("tiny-*.json"):
+                for old in tier_folder(folder, "tiny").glob("tiny-*.json"):
                     old.unlink()
                 build_tiny(family, folder, args.time_limit)
             certify_all([p for tier in tiers if tier != "tiny"

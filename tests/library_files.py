@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hybridsched.experiments.library import instance_files as library_files
 from hybridsched.experiments.library import tier_of
 
 LIBRARY = Path(__file__).resolve().parents[1] / "instances"
@@ -11,6 +12,4 @@ LIBRARY = Path(__file__).resolve().parents[1] / "instances"
 
 def instance_files(family: str, *tiers: str) -> list[Path]:
     """Instance files of ``family`` (real-data recipes left out) in ``tiers`` (all if none)."""
-    files = [p for p in sorted((LIBRARY / family).glob("*.json"))
-             if not p.name.startswith("real-")]
-    return [p for p in files if not tiers or tier_of(p) in tiers]
+    return [p for p in library_files(LIBRARY / family) if not tiers or tier_of(p) in tiers]

@@ -3,8 +3,10 @@
 A file belongs to a tier by its reference block's ``tier`` field
 (``tiny``: brute-force checkable; ``small``: certified in seconds;
 ``medium``: certified in minutes, or best known with bounds; ``large``: best
-known with bounds), so that files keep stable names whatever tier they are
-moved to; new files are named ``<tier>-<what>.json``. The library is the
+known with bounds). The small tier (the bundled instances) sits in the
+family's folder itself, so that ``instances/<family>/*.json`` stays the
+bundled set; the other tiers sit in subfolders named after them
+(``instances/gang/tiny/tiny-00.json``), the real-data recipes in ``real/``. The library is the
 repository's ``instances/`` folder, or the folder in the environment
 variable :data:`LIBRARY_VARIABLE`.
 
@@ -72,6 +74,12 @@ def tier_of(path: Path) -> str | None:
     return tier if isinstance(tier, str) else None
 
 
+def instance_files(folder: Path) -> list[Path]:
+    """The instance files of a family's library folder, every tier (recipes left out)."""
+    return sorted([*folder.glob("*.json"),
+                   *(p for p in folder.glob("*/*.json") if p.parent.name != REAL)])
+
+
 def tier_files(family: str, tier: str, root: str | Path | None = None) -> list[Path]:
     """The instance files of ``family`` in ``tier``, sorted by name (one-line error if none)."""
     if tier not in TIERS:
@@ -79,7 +87,7 @@ def tier_files(family: str, tier: str, root: str | Path | None = None) -> list[P
     folder = library_root(root) / family
     if not folder.is_dir():
         raise InputError(f"{folder}: the library has no folder for family {family!r}")
-    tiers = {path: tier_of(path) for path in sorted(folder.glob("*.json"))}
+    tiers = {path: tier_of(path) for path in instance_files(folder)}
     chosen = [path for path, found in tiers.items() if found == tier]
     if not chosen:
         present = sorted({t for t in tiers.values() if t}, key=TIERS.index) or ["none"]

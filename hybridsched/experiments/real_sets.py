@@ -3,7 +3,7 @@
 The real instances (Braun et al.'s ETC matrices, windows of the NASA iPSC
 trace) come from the shared data folder (:mod:`hybridsched.io.shared_data`),
 which is never committed. The library holds, per family, a *recipe* file
-``instances/<family>/real-<set>.json`` naming for each instance where its
+``instances/<family>/real/<set>.json`` naming for each instance where its
 data is and how it is imported, with the instance's ``reference`` block
 (best known from the literature, and our certificates). ``materialise``
 builds the instances from the data with their references, for ``bench
@@ -67,7 +67,7 @@ class RealSet(BaseModel):
 
 def real_set_files(folder: Path) -> list[Path]:
     """The recipe files in a family's library folder."""
-    return sorted(p for p in folder.glob("real-*.json")
+    return sorted(p for p in (folder / "real").glob("*.json")
                   if isinstance(doc := read_json(p), dict) and doc.get("format") == FORMAT)
 
 

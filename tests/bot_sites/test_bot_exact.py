@@ -39,7 +39,8 @@ def test_model_has_symmetry_breaking():
     assert len(bm.model.sym) == 3            # (3 - 1) + (2 - 1) processor pairs
 
 
-@pytest.mark.parametrize("name", [p.name for p in instance_files("bot-sites", "tiny", "small")])
+@pytest.mark.parametrize("name", [str(p.relative_to(INSTANCES))
+                                  for p in instance_files("bot-sites", "tiny", "small")])
 def test_bundled_optima(name):
     _, inst = load_instance(INSTANCES / name)
     result = run_method("bot-sites", "exact", inst)

@@ -87,7 +87,8 @@ def test_solution_round_trip(tmp_path):
         files.solution_from_dict(document, inst, "s.json")
 
 
-@pytest.mark.parametrize("name", [p.name for p in instance_files("bot-sites")])
+@pytest.mark.parametrize("name", [str(p.relative_to(INSTANCES))
+                                  for p in instance_files("bot-sites", "tiny", "small")])
 def test_bundled_instances_load(name):
     fam, inst = load_instance(INSTANCES / name)
     assert fam.name == "bot-sites"

@@ -20,7 +20,9 @@ ROOT = Path(__file__).resolve().parents[2]
 def library(tmp_path: Path) -> Path:
     """A library with the bot-sites files only (fast heuristics, recorded optima)."""
     folder = tmp_path / "lib"
-    shutil.copytree(ROOT / "instances" / "bot-sites", folder / "bot-sites")
+    source = ROOT / "instances" / "bot-sites"
+    shutil.copytree(source, folder / "bot-sites",
+                    ignore=shutil.ignore_patterns("medium", "large", "real"))
     return folder
 
 

@@ -14,15 +14,15 @@ from hybridsched.io.shared_data import BRAUN_FOLDER, NASA_TRACE, shared_data_pat
 from hybridsched.storage import load_instance
 
 ROOT = Path(__file__).resolve().parents[2]
-RECIPES = sorted(ROOT.glob("instances/*/real-*.json"))
+RECIPES = sorted(ROOT.glob("instances/*/real/*.json"))
 
 
 def test_the_library_has_real_sets_for_three_families():
-    assert {p.parent.name for p in RECIPES} == {"bot-sites", "hybrid-deadline", "gang"}
-    braun = load_real_set(ROOT / "instances" / "bot-sites" / "real-braun.json")
+    assert {p.parents[1].name for p in RECIPES} == {"bot-sites", "hybrid-deadline", "gang"}
+    braun = load_real_set(ROOT / "instances" / "bot-sites" / "real" / "braun.json")
     assert len(braun.instances) == 12 and {i.kind for i in braun.instances} == {"braun"}
     for recipe in RECIPES:
-        assert real_set_files(recipe.parent) == [recipe]
+        assert real_set_files(recipe.parents[1]) == [recipe]
 
 
 def test_a_bad_recipe_is_a_one_line_error(tmp_path: Path):
@@ -37,13 +37,14 @@ def test_a_bad_recipe_is_a_one_line_error(tmp_path: Path):
 def test_without_the_data_it_says_where_to_put_it(tmp_path: Path, monkeypatch):
     monkeypatch.setattr("hybridsched.experiments.real_sets.shared_data_path", lambda _: None)
     with pytest.raises(InputError, match="HYBRIDSCHED_DATA.*never bundled"):
-        materialise(ROOT / "instances" / "gang" / "real-nasa-gang.json", tmp_path)
+        materialise(ROOT / "instances" / "gang" / "real" / "nasa-gang.json", tmp_path)
 
 
 @pytest.mark.skipif(shared_data_path(BRAUN_FOLDER) is None,
                     reason="the Braun ETC matrices are not here ($HYBRIDSCHED_DATA)")
 def test_braun_instances_carry_their_recorded_references(tmp_path: Path):
-    (first, *_) = materialise(ROOT / "instances" / "bot-sites" / "real-braun.json", tmp_path)
+    (first, *_) = materialise(ROOT / "instances" / "bot-sites" / "real" / "braun.json",
+                              tmp_path)
     family, instance = load_instance(first)
     assert instance.reference["tier"] == "real"
     assert instance.reference["best_known_makespan"] == pytest.approx(7358942.8)
