@@ -49,7 +49,7 @@ def test_the_index_lists_every_file():
         assert f"| {path.relative_to(family_dir)} |" in index, path
 
 
-@pytest.mark.parametrize("path", TINY, ids=lambda p: f"{p.parent.name}/{p.name}")
+@pytest.mark.parametrize("path", TINY, ids=lambda p: f"{p.parents[1].name}/{p.name}")
 @pytest.mark.parametrize("backend", ["highs", "cpsat"])
 def test_tiny_optima_are_proven_again(path: Path, backend: str):
     family, instance = load_instance(path)
