@@ -325,12 +325,12 @@ def test_campaign_json_summary_is_one_document(mode, pull_file, tmp_path):
     proc = hybridsched("campaign", spec, "-o", tmp_path / "store", *mode, "--json",
                        "--csv", tmp_path / "results.csv", cwd=tmp_path, **{ON_IMPORT: "1"})
     summary = one_json(proc)
-    assert summary["planned"] == summary["ran"] == 6  # 4 exact + fcfs + test-noisy
+    assert summary["planned"] == summary["ran"] == 7  # 5 exact (pull's too) + fcfs + test-noisy
     assert set(summary["statuses"]) <= GOOD, summary
     assert summary["mode"] == ("serial" if mode == ["--serial"] else "local")
     no_noise(proc.stdout, proc.stderr)
     table = pd.read_csv(tmp_path / "results.csv")
-    assert len(table) == 6 and "test-noisy" in set(table["method"])
+    assert len(table) == 7 and "test-noisy" in set(table["method"])
 
 
 @pytest.mark.parametrize("mode", [["--serial"], ["--workers", "2"]],
