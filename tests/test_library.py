@@ -50,7 +50,9 @@ def test_the_index_lists_every_file():
 
 
 @pytest.mark.parametrize("path", TINY, ids=lambda p: f"{p.parents[1].name}/{p.name}")
-@pytest.mark.parametrize("backend", ["highs", "cpsat"])
+# HiGHS's half runs with -m slow: the certify property test runs both backends on tiny
+# instances of every family in the default suite.
+@pytest.mark.parametrize("backend", [pytest.param("highs", marks=pytest.mark.slow), "cpsat"])
 def test_tiny_optima_are_proven_again(path: Path, backend: str):
     family, instance = load_instance(path)
     recorded = family.reference(instance)["optimum"]

@@ -94,16 +94,23 @@ def test_same_seed_one_worker_same_solution():
 
 
 def test_highs_and_cpsat_in_one_process():
-    import highspy
+    """Both backends through our own drivers, one after the other and back, in one process."""
+    import pyomo.environ as pyo
 
-    highs = highspy.Highs()
-    highs.setOptionValue("output_flag", False)
-    highs.addVar(0.0, 4.0)
-    highs.changeColCost(0, -1.0)
-    highs.run()
-    assert highs.getInfo().objective_function_value == pytest.approx(-4.0)
-    model, _ = knapsack()
-    assert solve_with_cpsat(model).status is Status.OPTIMAL
+    from hybridsched.models.highs import solve_with_highs
+
+    def milp() -> object:
+        model = pyo.ConcreteModel()
+        model.x = pyo.Var(domain=pyo.Integers, bounds=(0, 4))
+        model.objective = pyo.Objective(expr=-model.x)
+        return model
+
+    for _ in range(2):
+        model = milp()
+        assert solve_with_highs(model).status is Status.OPTIMAL
+        assert pyo.value(model.x) == pytest.approx(4.0)
+        cp_model_, _ = knapsack()
+        assert solve_with_cpsat(cp_model_).status is Status.OPTIMAL
 
 
 @pytest.mark.parametrize(("values", "factor", "exact"), [

@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("family", list(TINY_GENERATORS))
-@settings(max_examples=8, deadline=None, derandomize=True,
+@settings(max_examples=5, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10**6))
 def test_backends_never_contradict_each_other(family: str, seed: int):

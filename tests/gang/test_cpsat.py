@@ -51,7 +51,7 @@ def test_the_recorded_optimum_is_reproven(path: Path) -> None:
     assert result.objective == family.reference(instance)["optimum"]
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(seed=st.integers(0, 10**6))
 def test_both_backends_and_the_brute_force_agree(seed: int) -> None:
     instance = tiny_instance(seed)

@@ -71,7 +71,7 @@ def _agree(instance) -> None:
     assert ours.bound <= ours.objective + 1e-12
 
 
-@settings(max_examples=30, deadline=None, derandomize=True,
+@settings(max_examples=12, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 10**6))
 def test_both_backends_and_the_brute_force_agree_on_tiny_instances(seed):
@@ -139,7 +139,7 @@ def test_the_cli_solves_with_cpsat(cli):
     assert document["status"] == "optimal"
 
 
-@settings(max_examples=25, deadline=None, derandomize=True)
+@settings(max_examples=10, deadline=None, derandomize=True)
 @given(st.lists(st.integers(1, 30), min_size=2, max_size=9), st.integers(0, 10**6))
 def test_conflict_cliques_hold_only_tasks_no_core_can_share(work, seed):
     """Every pair of a clique misses the later deadline in both orders (exhaustively tested)."""

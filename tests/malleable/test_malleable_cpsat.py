@@ -44,7 +44,7 @@ def test_bundled_batch_04_policy_b_is_reproven() -> None:
     assert check(instance, result.solution) == []
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(seed=st.integers(0, 10_000))
 def test_both_backends_prove_the_same_optimum_on_tiny_batches(seed: int) -> None:
     instance = tiny_instance(seed)
@@ -63,7 +63,7 @@ def test_tiny_instance_is_deterministic() -> None:
     assert a.resources == b.resources
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(jobs=st.lists(st.tuples(st.sampled_from([1.0, 2.0, 3.0, 4.0]), st.integers(0, 1),
                                st.integers(0, 3), st.sampled_from([0.0, 1.0, 2.5])),
                      min_size=1, max_size=2),

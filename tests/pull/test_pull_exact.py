@@ -40,7 +40,7 @@ def _agree(a: float, b: float) -> bool:
     return math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-6)
 
 
-@settings(max_examples=25, deadline=None, derandomize=True,
+@settings(max_examples=12, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 10**6))
 def test_backends_agree_with_each_other_and_the_brute_force(seed: int) -> None:
@@ -52,7 +52,7 @@ def test_backends_agree_with_each_other_and_the_brute_force(seed: int) -> None:
     assert highs.bound <= highs.objective + 1e-9 and cpsat.bound <= cpsat.objective + 1e-9
 
 
-@settings(max_examples=20, deadline=None, derandomize=True,
+@settings(max_examples=10, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 10**6))
 def test_no_online_policy_beats_the_offline_optimum(seed: int) -> None:
