@@ -37,8 +37,8 @@ from hybridsched import run_method
 from hybridsched.bot_sites.bounds import lower_bound
 from hybridsched.bot_sites.checker import check, evaluate
 from hybridsched.bot_sites.generator import generate
-from hybridsched.heuristics.gmo import gmo
-from hybridsched.heuristics.greedy import GREEDY
+from hybridsched.heuristics.bot_sites.gmo import gmo
+from hybridsched.heuristics.bot_sites.greedy import GREEDY
 from hybridsched.io.etc import read_etc
 from hybridsched.io.shared_data import BRAUN_FOLDER, shared_data_path
 
@@ -114,9 +114,9 @@ DAG_CONFIGS = [   # (sites, bots, tasks per BoT, processors per site, dependency
 def _one_block(inst, limit):
     """Makespan and seconds of the earlier one-block-per-(BoT, processor) model."""
     from hybridsched.bot_sites.adapters import best_start
-    from hybridsched.models.bot_makespan_build import build, horizon_for
-    from hybridsched.models.bot_makespan_schedule import extract, warm_start
-    from hybridsched.models.highs import solve_with_highs
+    from hybridsched.models.bot_sites.milp_build import build, horizon_for
+    from hybridsched.models.bot_sites.milp_schedule import extract, warm_start
+    from hybridsched.models.solvers.highs import solve_with_highs
 
     start = time.perf_counter()
     warm = best_start(inst)
@@ -129,8 +129,8 @@ def _one_block(inst, limit):
 
 
 def bench_dag(seeds, limit=60.0):
-    from hybridsched.models.bot_makespan_build import model_size
-    from hybridsched.models.bot_makespan_dag import block_bound
+    from hybridsched.models.bot_sites.dag import block_bound
+    from hybridsched.models.bot_sites.milp_build import model_size
 
     print(f"exact DAG model: {seeds} seeds per configuration, {limit:.0f} s limit each")
     for sites, bots, tasks, procs, dep in DAG_CONFIGS:

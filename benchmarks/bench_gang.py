@@ -27,9 +27,9 @@ from gang_heap_fifo import heap_fifo, same_schedule
 
 from hybridsched import run_method
 from hybridsched.gang.generator import generate
-from hybridsched.heuristics.gang_baselines import fifo
+from hybridsched.heuristics.gang.baselines import fifo
+from hybridsched.heuristics.gang.simulation import simulate
 from hybridsched.result import Status
-from hybridsched.sim.gang import simulate
 
 METHODS = ("cplmt", "fifo", "fair", "asjs", "cmms")
 SIZES = ((10, 8), (15, 8), (20, 8), (25, 10), (30, 10), (40, 12), (50, 12))

@@ -5,13 +5,13 @@ Run ``python benchmarks/bench_gang_exact.py [--limit 60] [--seeds 3] [--sizes 80
 [--backend highs|cpsat] [--threads 1]``.
 
 The ``exact`` method (best of CPLMT, FIFO, Fair, ASJS and CMMS as the MIP
-start, then the continuous-time MILP; see :mod:`hybridsched.models.gang_exact`)
+start, then the continuous-time MILP; see :mod:`hybridsched.models.gang.milp`)
 on ``generate(n, scenario=..., seed=s)`` (120 VMs) for n = 10, 20, 40, 80 and
 both scenarios (generator defaults otherwise): per ``n``, how many runs are
 proven optimal, the median time (heuristics, model and solve), the median
 UFJ of the best heuristic and of ``exact``, in how many runs ``exact`` finished
 more jobs, and the median gap of ``exact`` to its bound (unfinished jobs).
-``--backend cpsat`` runs the CP-SAT model (:mod:`hybridsched.models.gang_cpsat`)
+``--backend cpsat`` runs the CP-SAT model (:mod:`hybridsched.models.gang.cpsat`)
 with ``--threads`` search workers instead of HiGHS.
 """
 

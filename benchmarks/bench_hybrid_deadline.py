@@ -35,9 +35,9 @@ import numpy as np
 from _common import machine_line, median_time
 
 from hybridsched import run_method
-from hybridsched.heuristics.cdf import cdf
-from hybridsched.heuristics.ffd import ffd
-from hybridsched.heuristics.reassign import reassign
+from hybridsched.heuristics.hybrid_deadline.cdf import cdf
+from hybridsched.heuristics.hybrid_deadline.ffd import ffd
+from hybridsched.heuristics.hybrid_deadline.reassign import reassign
 from hybridsched.hybrid_deadline.checker import check, rent_cost
 from hybridsched.hybrid_deadline.generator import generate
 from hybridsched.hybrid_deadline.trace import instance_from_trace
@@ -104,10 +104,10 @@ def part_scaling(repeats: int) -> None:
 def root_bound(instance) -> float | None:
     """HiGHS's bound after the root node, warm-started from the best heuristic schedule."""
     from hybridsched.hybrid_deadline.adapters import best_heuristic_solution
-    from hybridsched.models import bnp
-    from hybridsched.models.highs import solve_with_highs
+    from hybridsched.models.hybrid_deadline import milp
+    from hybridsched.models.solvers.highs import solve_with_highs
 
-    built = bnp.build(instance, best_heuristic_solution(instance))
+    built = milp.build(instance, best_heuristic_solution(instance))
     outcome = solve_with_highs(built.model, warm_start=built.warm_start_loaded,
                                mip_rel_gap=1e-9, verify=False,
                                options={"mip_abs_gap": 1e-9, "mip_max_nodes": 1})

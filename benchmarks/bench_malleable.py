@@ -34,11 +34,11 @@ import networkx as nx
 import numpy as np
 from _common import machine_line
 
-from hybridsched.heuristics.agent_tree import compile_tree, select
+from hybridsched.heuristics.malleable.agent_tree import compile_tree, select
+from hybridsched.heuristics.malleable.simulation import simulate
 from hybridsched.malleable.candidates import Candidate
 from hybridsched.malleable.generator import generate
 from hybridsched.malleable.tree_config import load_platform
-from hybridsched.sim.malleable import simulate
 
 TREE = Path(__file__).parents[1] / "examples" / "trees" / "hundred-leaves.toml"
 MIXES = ("mixed", "small", "big")

@@ -26,7 +26,7 @@ from _common import machine_line
 
 from hybridsched.malleable.checker import check
 from hybridsched.malleable.generator import batch_platform, default_platform, generate
-from hybridsched.models.malleable_batch import OBJECTIVES, solve
+from hybridsched.models.malleable.milp_batch import OBJECTIVES, solve
 from hybridsched.result import Status
 
 SIZES = (10, 12, 15, 20, 25, 30, 40, 50, 60, 80, 100, 150, 200)

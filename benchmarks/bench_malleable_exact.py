@@ -4,7 +4,7 @@ Run ``python benchmarks/bench_malleable_exact.py [--objective penalised_a] [--li
 [--backend highs|cpsat] [--threads 1] [--bundled]``.
 
 The ``exact`` method (best heuristic, rigid batch MILP, then the time-indexed
-malleable model; see :mod:`hybridsched.models.malleable_exact`) on
+malleable model; see :mod:`hybridsched.models.malleable.milp`) on
 ``generate(n, "small", seed)`` for growing ``n``, seeds 0..``--seeds - 1``, on
 the default platform (a free 64-CPU cluster takes most jobs) and on the busy
 ``batch_platform()``: per ``n``, how many runs are proven optimal, the median

@@ -5,7 +5,7 @@ what the pull scheduler does when a host pulls: build the evaluation matrix
 (ECT, price, EEI) of the queued tasks for the host, compute each
 criterion's sigma (standard deviation of the pairwise deviations), rank with
 the Linear function and pick the best net flow
-(:class:`~hybridsched.heuristics.pull_promethee.PrometheeScheduler`).
+(:class:`~hybridsched.heuristics.pull.policies.PrometheeScheduler`).
 Target (issue 10): < 1 ms at 2,000 tasks with the fast path; the ratio to the
 pairwise path is reported, and the fast path's time at 10^5 tasks.
 
@@ -16,7 +16,7 @@ the full n x n preference matrix of every criterion, summed by rows and
 columns).
 
 The Gaussian (issue 21): ``series`` (the bounded series of
-:mod:`hybridsched.heuristics.promethee_gaussian`, ties within the bound
+:mod:`hybridsched.heuristics.pull.promethee_gaussian`, ties within the bound
 settled by the pairwise floats of those rows) against the pairwise path it
 replaced, and against the Linear fast path at the same size (target: the
 pull run with the Gaussian < 3x the Linear run, so a decision < ~3x).
@@ -31,8 +31,8 @@ import time
 import numpy as np
 from _common import machine_line, median_time
 
-from hybridsched.heuristics.promethee import pairwise_deviation_std, preference, scaled
-from hybridsched.heuristics.pull_promethee import PrometheeScheduler, strategy
+from hybridsched.heuristics.pull.policies import PrometheeScheduler, strategy
+from hybridsched.heuristics.pull.promethee import pairwise_deviation_std, preference, scaled
 
 
 def textbook(scheduler: PrometheeScheduler, noi: np.ndarray) -> int:

@@ -29,12 +29,12 @@ from types import SimpleNamespace
 import numpy as np
 from _common import machine_line
 
-from hybridsched.heuristics.pull_promethee import PrometheeScheduler, strategy
+from hybridsched.heuristics.pull.policies import PrometheeScheduler, strategy
+from hybridsched.heuristics.pull.simulation import simulate
 from hybridsched.pull import evaluate, lower_bound
 from hybridsched.pull.generator import generate
 from hybridsched.pull.traces import start_later
 from hybridsched.registry import run_method
-from hybridsched.sim.pull import simulate
 
 METHODS = [("promethee linear", "promethee", {"preference": "linear"}),
            ("promethee level", "promethee", {"preference": "level"}),

@@ -70,7 +70,7 @@ def hybrid_deadline_cases(repeats: int) -> None:
 
 def bot_sites_cases(repeats: int, large: bool) -> None:
     from hybridsched.bot_sites.generator import generate
-    from hybridsched.models.bot_pareto import pareto_front
+    from hybridsched.models.bot_sites.milp_pareto import pareto_front
 
     instance = generate(sites=4, bots=12, tasks_per_bot=(50, 90), procs_per_site=(20, 40),
                         dependency=0.0, seed=3)

@@ -1,7 +1,7 @@
 """The yardstick of the gang simulation: strict FIFO on a plain heap of events, no SimPy.
 
 It makes the same decisions as ``fifo`` under the default drop rule
-(``latest-start``, :mod:`hybridsched.sim.gang`), in the same order, so it
+(``latest-start``, :mod:`hybridsched.heuristics.gang.simulation`), in the same order, so it
 returns the identical schedule and event log: events happen in time order,
 ties in the order they were scheduled (as SimPy orders them), and each
 event's time is computed as SimPy computes it (``now + (time - now)``).
@@ -112,8 +112,8 @@ def same_schedule(a: Solution, b: Solution) -> bool:
 
 def main() -> None:
     from hybridsched.gang.generator import generate
-    from hybridsched.heuristics.gang_baselines import fifo
-    from hybridsched.sim.gang import simulate
+    from hybridsched.heuristics.gang.baselines import fifo
+    from hybridsched.heuristics.gang.simulation import simulate
 
     for scenario, rate in (("table1", 10.0), ("table2", 40.0), ("table1", 2.0)):
         for seed in range(3):

@@ -1,7 +1,7 @@
 """Progress reports from deep inside a method, without threading callbacks through every call.
 
 The command line wraps a long call in :func:`solver_progress`; the HiGHS
-driver (:mod:`hybridsched.models.highs`) reports to whatever reporter is
+driver (:mod:`hybridsched.models.solvers.highs`) reports to whatever reporter is
 active. Library users who never ask for progress pay nothing.
 
 HiGHS runs inside Pyomo's output capture, which redirects the process's

@@ -1,5 +1,9 @@
 """The package's layering (ARCHITECTURE.md) holds: imports run downward only, no circles.
 
+One folder per family: a family's domain, models and heuristics import nothing of
+another family; models/ and heuristics/ hold one folder per family (named after
+it, so no module inside repeats the family) and one shared folder each.
+
 Read from the source with ``ast``: every ``import`` counts, also those inside
 functions (a lazy import is still a dependency a reader must follow), and the
 names a package exports lazily (its ``_EXPORTS`` table) count as imports of
@@ -19,7 +23,16 @@ PACKAGE = Path(__file__).resolve().parents[1] / "hybridsched"
 FAMILIES = ("bot_sites", "gang", "hybrid_deadline", "malleable", "pull")
 
 #: The floors from the ground up; a module may import modules of its floor or below.
-FLOORS = ("ground", "domain", "algorithms", "registration", "plots", "experiments", "interface")
+#: "shared" holds what every family's algorithms build on (the SimPy layer, the solver
+#: drivers, heuristics used by several families); "algorithms" holds one folder per family.
+FLOORS = ("ground", "domain", "shared", "algorithms", "registration", "plots", "experiments",
+          "interface")
+
+#: The folders of models/ and heuristics/ that belong to no family.
+SHARED_FOLDERS = {"models": "solvers", "heuristics": "common"}
+
+#: Name prefixes that stand for a family: a module so named belongs in the family's folder.
+FAMILY_PREFIXES = (*FAMILIES, "bnp", "bot", "hybrid", "deadline", "sites")
 
 #: Ground modules: the contract, the catalogue and registry (which find plug-ins through
 #: entry points and import none), results, and process-wide services.
@@ -51,7 +64,10 @@ def floor_of(module: str) -> str:
         return "interface"
     if head in ("experiments", "plots"):
         return head
-    if head in ("sim", "heuristics", "models"):
+    if head == "sim" or (head in SHARED_FOLDERS and len(parts) > 1
+                         and parts[1] == SHARED_FOLDERS[head]):
+        return "shared"
+    if head in SHARED_FOLDERS:
         return "algorithms"
     if head in FAMILIES and len(parts) > 1 and parts[1] in ("methods", "adapters"):
         return "registration"
@@ -143,6 +159,85 @@ def test_every_family_folder_has_the_same_files(family):
     assert present >= FAMILY_FILES, sorted(FAMILY_FILES - present)
 
 
+def family_of(module: str) -> str | None:
+    """The family of a module: its domain folder, or its folder in models/ or heuristics/."""
+    parts = module.split(".")[1:]
+    if parts and parts[0] in FAMILIES:
+        return parts[0]
+    if len(parts) > 1 and parts[0] in SHARED_FOLDERS and parts[1] in FAMILIES:
+        return parts[1]
+    return None
+
+
+def cross_family_imports(module: str, targets: list[str]) -> list[str]:
+    """What a family's module imports of another family (domain, models or heuristics)."""
+    own = family_of(module)
+    return [target for target in targets
+            if own is not None and family_of(target) not in (None, own)]
+
+
+def test_no_family_imports_another_family():
+    crossing = [f"{KNOWN[module].relative_to(PACKAGE.parent)}:{line}: {module} imports {target}"
+                for module, found in GRAPH.items() for target, _, line in found
+                if cross_family_imports(module, [target])]
+    assert not crossing, "imports across families:\n" + "\n".join(crossing)
+
+
+def misplaced(kind: str, relative: Path) -> list[str]:
+    """Why a module at ``relative`` inside models/ or heuristics/ (``kind``) is misplaced."""
+    shared = SHARED_FOLDERS[kind]
+    if relative.parts == ("__init__.py",):
+        return []
+    found = []
+    if len(relative.parts) != 2 or relative.parts[0] not in (*FAMILIES, shared):
+        found.append(f"{kind}/{relative}: not in a family's folder nor in {shared}/")
+    if relative.stem in FAMILIES or relative.stem.split("_")[0] in FAMILY_PREFIXES:
+        found.append(f"{kind}/{relative}: named after a family (its folder says which)")
+    return found
+
+
+def test_models_and_heuristics_are_one_folder_per_family():
+    """No loose module, no module named after a family, no folder but families' and shared."""
+    found = [reason for kind in SHARED_FOLDERS
+             for path in sorted((PACKAGE / kind).rglob("*.py"))
+             for reason in misplaced(kind, path.relative_to(PACKAGE / kind))]
+    assert not found, "\n".join(found)
+
+
+def test_the_check_sees_a_misplaced_module():
+    assert misplaced("models", Path("gang/cpsat_build.py")) == []
+    assert misplaced("models", Path("solvers/highs.py")) == []
+    assert misplaced("models", Path("gang_cpsat_build.py"))  # a prefix, not a folder
+    assert misplaced("heuristics", Path("gang/gang_baselines.py"))  # the family said twice
+    assert misplaced("models", Path("bnp_cuts.py"))
+    assert misplaced("heuristics", Path("cdf.py"))  # loose
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_every_family_has_the_same_folders(family):
+    folders = [PACKAGE / family, PACKAGE / "models" / family, PACKAGE / "heuristics" / family,
+               PACKAGE.parent / "tests" / family,
+               PACKAGE.parent / "instances" / family.replace("_", "-")]
+    assert [str(f.relative_to(PACKAGE.parent)) for f in folders if not f.is_dir()] == []
+
+
+def test_the_check_sees_a_cross_family_import(tmp_path):
+    """The family rule can fail: gang's CP-SAT model importing a bot-sites model or heuristic."""
+    source = tmp_path / "cpsat.py"
+    source.write_text("from hybridsched.models.bot_sites.dag import blocks\n"
+                      "from hybridsched.heuristics.bot_sites import gmo\n"
+                      "from hybridsched.bot_sites.instance import Instance\n"
+                      "from hybridsched.models.solvers.cpsat import solve\n"
+                      "from hybridsched.gang.instance import Instance as GangInstance\n")
+    found = [target for target, _, _ in imports_of("hybridsched.models.gang.cpsat", source)]
+    assert cross_family_imports("hybridsched.models.gang.cpsat", found) == [
+        "hybridsched.models.bot_sites.dag", "hybridsched.heuristics.bot_sites.gmo",
+        "hybridsched.bot_sites.instance"]
+    # the shared floor, the experiments and the command line may name every family
+    assert cross_family_imports("hybridsched.experiments.compare", found) == []
+    assert family_of("hybridsched.models.solvers.cpsat") is None
+
+
 def test_long_modules_say_why():
     long = [f"{path.relative_to(PACKAGE.parent)}: {lines} lines"
             for path in KNOWN.values()
@@ -154,9 +249,9 @@ def test_long_modules_say_why():
 def test_the_check_sees_an_upward_import(tmp_path):
     """The check can fail: a domain module importing a heuristic is upward."""
     source = tmp_path / "checker.py"
-    source.write_text("from hybridsched.heuristics import cdf\n")
+    source.write_text("from hybridsched.heuristics.hybrid_deadline import cdf\n")
     found = imports_of("hybridsched.gang.checker", source)
-    assert found == [("hybridsched.heuristics.cdf", ["cdf"], 1)]
+    assert found == [("hybridsched.heuristics.hybrid_deadline.cdf", ["cdf"], 1)]
     assert FLOORS.index(floor_of(found[0][0])) > FLOORS.index(floor_of("hybridsched.gang.checker"))
     assert strongly_connected({"a": {"b"}, "b": {"a"}, "c": {"a"}}) == [{"a", "b"}, {"c"}]
 

@@ -15,8 +15,8 @@ from hybridsched.bot_sites.limits import cheapest_schedule, limited, repair
 from hybridsched.bot_sites.solution import Solution
 from hybridsched.budget import TimeBudget
 from hybridsched.errors import MethodFailedError
-from hybridsched.heuristics.gmo import gmo as _gmo
-from hybridsched.heuristics.greedy import GREEDY, g_mct, g_min_min, g_sufferage
+from hybridsched.heuristics.bot_sites.gmo import gmo as _gmo
+from hybridsched.heuristics.bot_sites.greedy import GREEDY, g_mct, g_min_min, g_sufferage
 from hybridsched.result import Result, Status
 
 # The models (Pyomo, highspy) are imported inside the functions that use them, so that
@@ -75,7 +75,7 @@ def gmo(instance: Instance, *, seed: int | None = None, time_limit: float | None
         regame: str = "completion", placement: str = "dedicated", utility: str = "sum",
         threshold: str = "absolute", keep: str = "last", moves: str = "simultaneous"
         ) -> Solution:
-    """GMO, its readings as options (:mod:`hybridsched.heuristics.gmo`; registered ``gmo``)."""
+    """GMO, its readings as options (:mod:`hybridsched.heuristics.bot_sites.gmo`)."""
     solution = _gmo(instance, seed=seed, time_limit=time_limit, objective=objective,
                     epsilon=epsilon, max_stages=max_stages, regame=regame,
                     placement=placement, utility=utility, threshold=threshold, keep=keep,
@@ -142,8 +142,8 @@ def exact(instance: Instance, *, seed: int | None = None, time_limit: float | No
     """Exact makespan (or cost-then-makespan) model, warm-started from the best heuristic.
 
     ``backend="highs"`` (default) solves the MILP
-    (:mod:`hybridsched.models.bot_makespan`); ``backend="cpsat"`` the CP-SAT
-    model (:mod:`hybridsched.models.bot_cpsat`, ``threads`` search workers,
+    (:mod:`hybridsched.models.bot_sites.milp`); ``backend="cpsat"`` the CP-SAT
+    model (:mod:`hybridsched.models.bot_sites.cpsat`, ``threads`` search workers,
     ``seed`` default 0), above :data:`CPSAT_VARIABLE_LIMIT` variables only
     the warm start with its certified bound. Both start from the same best
     heuristic schedule and never return a worse one.
@@ -154,7 +154,7 @@ def exact(instance: Instance, *, seed: int | None = None, time_limit: float | No
     than :data:`MILP_VARIABLE_LIMIT` integer variables are not modelled:
     the best heuristic schedule is returned with a certified bound (the
     fluid/critical-path bound on the makespan, or the exact minimum cost).
-    See :func:`hybridsched.models.bot_makespan.solve` for what the status
+    See :func:`hybridsched.models.bot_sites.milp.solve` for what the status
     and bound mean with ``objective="cost"``.
     """
     check_exact_options({"backend": backend, "threads": threads})
@@ -165,11 +165,11 @@ def exact(instance: Instance, *, seed: int | None = None, time_limit: float | No
         start = None
     if backend == "cpsat":
         return _exact_cpsat(instance, objective, start, budget, threads, seed or 0)
-    from hybridsched.models import bot_makespan
+    from hybridsched.models.bot_sites import milp
 
-    size = bot_makespan.model_size(instance)
+    size = milp.model_size(instance)
     if size > MILP_VARIABLE_LIMIT:
-        result = bot_makespan.solve(instance, objective=objective, start=start,
+        result = milp.solve(instance, objective=objective, start=start,
                                     budget=TimeBudget(0))
         if result.status is Status.NO_SOLUTION:
             raise MethodFailedError("instance too large for the MILP and no heuristic fits")
@@ -179,20 +179,20 @@ def exact(instance: Instance, *, seed: int | None = None, time_limit: float | No
         if result.status is Status.TIME_LIMIT:
             result.status = Status.FEASIBLE
         return result
-    return bot_makespan.solve(instance, objective=objective, start=start, budget=budget)
+    return milp.solve(instance, objective=objective, start=start, budget=budget)
 
 
 def _exact_cpsat(instance: Instance, objective: str, start: Solution | None,
                  budget: TimeBudget, threads: int, seed: int) -> Result:
     """The CP-SAT backend (within :data:`CPSAT_VARIABLE_LIMIT`, else warm start and bound)."""
-    from hybridsched.models import bot_cpsat
-    from hybridsched.models.bot_cpsat_build import model_size
+    from hybridsched.models.bot_sites import cpsat
+    from hybridsched.models.bot_sites.cpsat_build import model_size
 
     size = model_size(instance)
     if size <= CPSAT_VARIABLE_LIMIT:
-        return bot_cpsat.solve(instance, objective=objective, start=start, budget=budget,
+        return cpsat.solve(instance, objective=objective, start=start, budget=budget,
                                threads=threads, seed=seed)
-    result = bot_cpsat.solve(instance, objective=objective, start=start, budget=TimeBudget(0))
+    result = cpsat.solve(instance, objective=objective, start=start, budget=TimeBudget(0))
     if result.status is Status.NO_SOLUTION:
         raise MethodFailedError("instance too large for the CP-SAT model and no heuristic fits")
     result.message = (f"{instance.n_bots} BoTs x {instance.n_procs} processors is too large "

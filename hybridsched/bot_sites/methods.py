@@ -9,7 +9,7 @@ besides ``seed`` and ``time_limit``: the exact model then minimises cost
 heuristics use their cost-driven variants. GMO also takes its readings of
 the paper as options (``regame``, ``placement``, ``utility``, ``threshold``,
 ``keep``, ``moves``, ``epsilon``, ``max_stages``; see
-:mod:`hybridsched.heuristics.gmo`), checked before any run.
+:mod:`hybridsched.heuristics.bot_sites.gmo`), checked before any run.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ GREEDY = {
 declare_family(FAMILY, "hybridsched.bot_sites.family:FAMILY",
                schema="hybridsched.bot_sites.schema")
 declare_method(FAMILY, "gmo", f"{ADAPTERS}:gmo",
-               check_options="hybridsched.heuristics.gmo:check_options",
+               check_options="hybridsched.heuristics.bot_sites.gmo:check_options",
                description="GMO game-theoretic multi-objective scheduler (Duan et al. 2014)")
 for _name, _description in GREEDY.items():
     declare_method(FAMILY, _name, f"{ADAPTERS}:GREEDY_METHODS.{_name}", description=_description)

@@ -9,7 +9,14 @@ import typer
 
 from hybridsched.cli import ui
 from hybridsched.cli.app import EXIT_CODES, app
-from hybridsched.cli.options import ExactTimeLimit, Scheduler, Workers, method_list
+from hybridsched.cli.options import (
+    ExactTimeLimit,
+    Scheduler,
+    Serial,
+    Workers,
+    check_run_mode,
+    method_list,
+)
 from hybridsched.io.outputs import check_output_folder
 
 
@@ -33,7 +40,7 @@ def bench(
     library: Annotated[Path | None, typer.Option(
         help="Library folder (default: $HYBRIDSCHED_INSTANCES, else the checkout's "
              "instances/).", show_default=False)] = None,
-    serial: Annotated[bool, typer.Option("--serial", help="Run in this process.")] = False,
+    serial: Serial = False,
     workers: Workers = None,
     scheduler: Scheduler = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the leaderboard as one "
@@ -48,9 +55,7 @@ def bench(
     """
     from hybridsched.io.inputs import check_readable
 
-    if serial and (scheduler is not None or workers):
-        raise typer.BadParameter("--serial runs in this process: drop --workers/--scheduler",
-                                 param_hint="'--serial'")
+    check_run_mode(serial, workers, scheduler)
     names = method_list(methods_)
     plugins = [str(p) for p in plugin or []]
     check_readable([Path(p) for p in plugins])

@@ -10,7 +10,7 @@ import typer
 
 from hybridsched.cli import ui
 from hybridsched.cli.app import EXIT_CODES, app
-from hybridsched.cli.options import Scheduler, Workers
+from hybridsched.cli.options import Scheduler, Serial, Workers, check_run_mode
 from hybridsched.errors import InputError
 from hybridsched.io.inputs import check_readable
 from hybridsched.io.outputs import (
@@ -28,9 +28,7 @@ def campaign(
     output: Annotated[Path, typer.Option("-o", "--output", show_default=False,
                                          help="Result store folder (made if missing; runs "
                                               "already in it are skipped).")],
-    serial: Annotated[bool, typer.Option("--serial", help="Run in this process, one run "
-                                                          "after the other (debugging).")]
-    = False,
+    serial: Serial = False,
     workers: Workers = None,
     scheduler: Scheduler = None,
     csv: Annotated[Path | None, typer.Option("--csv", help="Also write the whole result "
@@ -47,9 +45,7 @@ def campaign(
     cluster, --serial in this process. Failed runs become rows with their error; an interrupted
     campaign keeps every finished run: run the same command again to resume.
     """
-    if serial and (scheduler is not None or workers):
-        raise typer.BadParameter("--serial runs in this process: drop --workers/--scheduler",
-                                 param_hint="'--serial'")
+    check_run_mode(serial, workers, scheduler)
     if scheduler is not None and workers:
         raise typer.BadParameter("the workers of --scheduler are started by hand: drop "
                                  "--workers", param_hint="'--workers'")

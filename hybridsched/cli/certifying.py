@@ -10,7 +10,7 @@ import typer
 
 from hybridsched.cli import ui
 from hybridsched.cli.app import app
-from hybridsched.cli.options import ExactTimeLimit, Objective
+from hybridsched.cli.options import ExactTimeLimit, MethodOptions, Objective
 from hybridsched.cli.solving import method_options
 from hybridsched.errors import InputError
 from hybridsched.io.inputs import check_readable
@@ -30,9 +30,7 @@ def certify(
                                                 help="Instance files (any family).")],
     time_limit: ExactTimeLimit = 60.0,
     objective: Objective = None,
-    option: Annotated[list[str] | None, typer.Option(
-        "--option", metavar="KEY=VALUE", show_default=False,
-        help="An option of the exact methods (repeatable), e.g. --option policy=B.")] = None,
+    option: MethodOptions = None,
     save_dir: Annotated[Path, typer.Option(
         "--save-dir", help="Where a defect's two schedules are written "
                            "(<instance>.<backend>.json).")] = Path("certify-defects"),

@@ -150,7 +150,7 @@ def draw_tree(
 ) -> None:
     """Validate an agent tree, print its size and messages per decision, and draw it."""
     check_readable([config])
-    from hybridsched.heuristics.agent_tree import compile_tree
+    from hybridsched.heuristics.malleable.agent_tree import compile_tree
     from hybridsched.malleable.tree import to_digraph
     from hybridsched.malleable.tree_config import load_platform
 

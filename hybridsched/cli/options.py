@@ -134,3 +134,19 @@ Workers = Annotated[int | None, typer.Option(
 Scheduler = Annotated[str | None, typer.Option(
     help="Address of an existing Dask scheduler (tcp://HOST:8786) to run on; its workers "
          "must have hybridsched (the same version) and see the instance files.")]
+
+Serial = Annotated[bool, typer.Option("--serial", help="Run in this process, one run after "
+                                                       "the other (debugging).")]
+
+MethodOptions = Annotated[list[str] | None, typer.Option(
+    "--option", metavar="KEY=VALUE", show_default=False,
+    help="A method option, e.g. a paper's reading (repeatable; 'hybridsched methods "
+         "FAMILY --options' lists them): --option fit=append.")]
+
+
+def check_run_mode(serial: bool, workers: int | None, scheduler: str | None = None) -> None:
+    """Refuse run-mode options that contradict each other (--serial with a cluster's)."""
+    if serial and (scheduler is not None or workers):
+        drop = "--workers/--scheduler" if scheduler is not None else "--workers"
+        raise typer.BadParameter(f"--serial runs in this process: drop {drop}",
+                                 param_hint="'--serial'")

@@ -10,7 +10,7 @@ import typer
 
 from hybridsched.cli import ui
 from hybridsched.cli.app import EXIT_CODES, app, generate_app, simulate_app
-from hybridsched.cli.options import RequiredOutput, Seed, finite
+from hybridsched.cli.options import RequiredOutput, Seed, Serial, check_run_mode, finite
 from hybridsched.cli.simulating import (
     InstanceArgument,
     InstanceName,
@@ -39,14 +39,14 @@ class Behaviour(StrEnum):
 
 
 class Spread(StrEnum):
-    """Readings of the paper's sigma (see :mod:`hybridsched.heuristics.pull_promethee`)."""
+    """Readings of the paper's sigma (see :mod:`hybridsched.heuristics.pull.policies`)."""
 
     SIGNED = "signed-pairs"
     ABSOLUTE = "absolute-pairs"
 
 
 class Replicas(StrEnum):
-    """Readings of the replicas' lower priority (see :mod:`hybridsched.sim.pull`)."""
+    """Readings of the replicas' lower priority (:mod:`hybridsched.heuristics.pull.simulation`)."""
 
     TIERED = "tiered"
     TWO_LEVEL = "two-level"
@@ -54,14 +54,14 @@ class Replicas(StrEnum):
 
 
 class NoiMax(StrEnum):
-    """Readings of Algorithm 1's NOI_max (see :mod:`hybridsched.heuristics.pull_promethee`)."""
+    """Readings of Algorithm 1's NOI_max (see :mod:`hybridsched.heuristics.pull.policies`)."""
 
     WORKLOAD = "workload"
     RANKED = "ranked"
 
 
 class Order(StrEnum):
-    """Readings of the paper's FCFS (see :mod:`hybridsched.heuristics.pull_promethee`)."""
+    """Readings of the paper's FCFS (see :mod:`hybridsched.heuristics.pull.policies`)."""
 
     RANDOM = "random"
     OLDEST = "oldest"
@@ -174,7 +174,7 @@ def simulate_pull(
 
     get_method("pull", method)  # an unknown method is bad input, before anything runs
     check_readable([instance_file] if instance_file is not None else [])
-    from hybridsched.heuristics.pull_promethee import FCFS_OPTIONS, OPTIONS
+    from hybridsched.heuristics.pull.policies import FCFS_OPTIONS, OPTIONS
 
     given_promethee = generator_options_given(ctx, OPTIONS)
     given_fcfs = generator_options_given(ctx, FCFS_OPTIONS)
@@ -263,8 +263,7 @@ def soft(
                                          help="Results folder: the campaign's result store "
                                               "(runs already in it are skipped) and the "
                                               "tables.")],
-    serial: Annotated[bool, typer.Option("--serial", help="Run in this process, one run "
-                                                          "after the other.")] = False,
+    serial: Serial = False,
     workers: Annotated[int | None, typer.Option(min=1, max=4096, help="Worker processes of "
                                                 "the local Dask cluster (default: one per "
                                                 "core).")] = None,
@@ -285,9 +284,7 @@ def soft(
     from hybridsched.experiments.soft_study import NothingToSelectError, run_soft
     from hybridsched.io.jsonio import dumps_strict
 
-    if serial and workers:
-        raise typer.BadParameter("--serial runs in this process: drop --workers",
-                                 param_hint="'--serial'")
+    check_run_mode(serial, workers)
     loaded = load_soft_spec(spec)
     try:
         with RunProgress(loaded.study.name) as display:

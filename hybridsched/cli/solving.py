@@ -15,6 +15,7 @@ from hybridsched.cli.options import (
     Backend,
     ExactTimeLimit,
     Instance,
+    MethodOptions,
     Objective,
     Scheduler,
     Seed,
@@ -88,10 +89,7 @@ def solve(
                                                          "JSON: null for infinite or "
                                                          "unknown values).")] = False,
     objective: Objective = None,
-    option: Annotated[list[str] | None, typer.Option(
-        "--option", metavar="KEY=VALUE", show_default=False,
-        help="A method option, e.g. a paper's reading (repeatable; 'hybridsched methods "
-             "FAMILY --options' lists them): --option fit=append.")] = None,
+    option: MethodOptions = None,
     backend: Backend = None,
 ) -> None:
     """Solve one instance with one method.
@@ -314,7 +312,7 @@ def pareto(
     if family.name != "bot-sites":
         raise InputError(f"{instance_file}: pareto supports bot-sites instances only "
                          f"(this is a {family.name} instance)")
-    from hybridsched.models.bot_pareto_report import pareto_report
+    from hybridsched.models.bot_sites.pareto_report import pareto_report
     from hybridsched.plots.pareto import plot_pareto
 
     with ui.spinner("Pareto front: computing the first point") as update:

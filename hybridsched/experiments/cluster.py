@@ -2,7 +2,7 @@
 
 :func:`client_for` gives a client on a new :class:`distributed.LocalCluster`
 (one single-threaded worker process per core; HiGHS is told to use one thread
-as well: :data:`hybridsched.models.highs.HIGHS_OPTIONS`) or on an existing
+as well: :data:`hybridsched.models.solvers.highs.HIGHS_OPTIONS`) or on an existing
 scheduler. Worker processes ignore Ctrl-C (the
 driver stops them); a worker lost to a crash is restarted
 (:class:`WorkerKeeper`); after Ctrl-C the workers are ended at once.

@@ -15,7 +15,7 @@ in every mode: a run is a pure function of its :class:`~.runs.Run`.
   cluster, and a large one loses only its first runs' worth of parallelism.
 * ``local``: a :class:`distributed.LocalCluster` with one single-threaded
   worker *process* per core (HiGHS is told to use one thread as well:
-  :data:`hybridsched.models.highs.HIGHS_OPTIONS`).
+  :data:`hybridsched.models.solvers.highs.HIGHS_OPTIONS`).
 * a scheduler address (``tcp://host:8786``): an existing cluster, started by
   hand with ``dask scheduler`` and ``dask worker``.
 

@@ -5,9 +5,9 @@ policy into a method ``method(instance, *, seed, time_limit, **readings)``.
 
 Every online method takes its readings of the paper as keyword options
 (issue 19), validated before anything runs (``check_options``): CPLMT's
-(:mod:`hybridsched.heuristics.cplmt`), each baseline's
-(:mod:`hybridsched.heuristics.gang_baselines`) and, for all of them, when a
-waiting job is dropped (``drop``, :mod:`hybridsched.sim.gang`).
+(:mod:`hybridsched.heuristics.gang.cplmt`), each baseline's
+(:mod:`hybridsched.heuristics.gang.baselines`) and, for all of them, when a
+waiting job is dropped (``drop``, :mod:`hybridsched.heuristics.gang.simulation`).
 """
 
 from __future__ import annotations
@@ -20,12 +20,12 @@ from hybridsched.budget import TimeBudget
 from hybridsched.gang.checker import rank
 from hybridsched.gang.instance import Instance
 from hybridsched.gang.solution import Solution
-from hybridsched.heuristics import cplmt as cplmt_module
-from hybridsched.heuristics.cplmt import make_cplmt
-from hybridsched.heuristics.gang_baselines import OPTIONS, baseline_readings, make_baseline
+from hybridsched.heuristics.gang import cplmt as cplmt_module
+from hybridsched.heuristics.gang.baselines import OPTIONS, baseline_readings, make_baseline
+from hybridsched.heuristics.gang.cplmt import make_cplmt
+from hybridsched.heuristics.gang.simulation import DROP_RULES, Policy, simulate
 from hybridsched.readings import check_choice
 from hybridsched.result import Result, Status
-from hybridsched.sim.gang import DROP_RULES, Policy, simulate
 
 FAMILY = "gang"
 
@@ -99,8 +99,8 @@ def exact(instance: Instance, *, seed: int | None = None,
           time_limit: float | None = None, backend: str = "highs", threads: int = 1) -> Result:
     """The offline optimum (all jobs known), or the best schedule found with its bound.
 
-    ``backend`` chooses the solver: HiGHS on the MILP (:mod:`hybridsched.models.gang_exact`)
-    or CP-SAT on the interval model (:mod:`hybridsched.models.gang_cpsat`, ``threads``
+    ``backend`` chooses the solver: HiGHS on the MILP (:mod:`hybridsched.models.gang.milp`)
+    or CP-SAT on the interval model (:mod:`hybridsched.models.gang.cpsat`, ``threads``
     search workers); both start from the best heuristic schedule.
     """
     from hybridsched.gang.family import lower_bound
@@ -110,10 +110,10 @@ def exact(instance: Instance, *, seed: int | None = None,
     remaining = budget.remaining() if budget.limited else None
     source = f"the best heuristic schedule ({name})"
     if backend == "cpsat":
-        from hybridsched.models import gang_cpsat
+        from hybridsched.models.gang import cpsat
 
-        return gang_cpsat.solve(instance, remaining, incumbent, lower_bound(instance), source,
+        return cpsat.solve(instance, remaining, incumbent, lower_bound(instance), source,
                                 threads=threads, seed=seed or 0)
-    from hybridsched.models.gang_exact import solve
+    from hybridsched.models.gang.milp import solve
 
     return solve(instance, remaining, incumbent, lower_bound(instance), source=source)

@@ -7,9 +7,9 @@ imported when one runs, so listing them costs nothing.
 
 Every online method takes its readings of the paper as keyword options
 (issue 19), validated before anything runs: CPLMT's
-(:mod:`hybridsched.heuristics.cplmt`), each baseline's
-(:mod:`hybridsched.heuristics.gang_baselines`) and, for all of them, when a
-waiting job is dropped (``drop``, :mod:`hybridsched.sim.gang`).
+(:mod:`hybridsched.heuristics.gang.cplmt`), each baseline's
+(:mod:`hybridsched.heuristics.gang.baselines`) and, for all of them, when a
+waiting job is dropped (``drop``, :mod:`hybridsched.heuristics.gang.simulation`).
 """
 
 from __future__ import annotations

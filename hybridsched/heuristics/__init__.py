@@ -1,1 +1,6 @@
-"""Heuristics and baselines: plain functions ``instance -> solution``."""
+"""Heuristics and baselines, one folder per family: plain functions ``instance -> solution``.
+
+The online families (malleable, gang, pull) keep their simulator beside their
+policies (``heuristics/<family>/simulation.py``), on the shared SimPy layer
+:mod:`hybridsched.sim`.
+"""

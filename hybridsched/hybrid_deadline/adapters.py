@@ -13,11 +13,11 @@ from typing import Any
 from hybridsched.backends import check_exact_options
 from hybridsched.budget import TimeBudget
 from hybridsched.errors import MethodFailedError
-from hybridsched.heuristics.cdf import cdf, check_cdf_options
-from hybridsched.heuristics.ffd import check_fit, ffd
-from hybridsched.heuristics.lns import improve
-from hybridsched.heuristics.lns_packing import descend
-from hybridsched.heuristics.reassign import check_accept, reassign
+from hybridsched.heuristics.hybrid_deadline.cdf import cdf, check_cdf_options
+from hybridsched.heuristics.hybrid_deadline.ffd import check_fit, ffd
+from hybridsched.heuristics.hybrid_deadline.lns import improve
+from hybridsched.heuristics.hybrid_deadline.lns_packing import descend
+from hybridsched.heuristics.hybrid_deadline.reassign import check_accept, reassign
 from hybridsched.hybrid_deadline.bounds import lower_bound
 from hybridsched.hybrid_deadline.checker import rent_cost
 from hybridsched.hybrid_deadline.instance import Instance
@@ -90,15 +90,16 @@ def exact(instance: Instance, *, seed: int | None = None,
     """Solve the BNP exactly: the linearised MILP with HiGHS, or CP-SAT.
 
     ``backend="cpsat"`` solves the CP-SAT model
-    (:mod:`~hybridsched.models.bnp_cpsat`) hinted with the best heuristic
+    (:mod:`~hybridsched.models.hybrid_deadline.cpsat`) hinted with the best heuristic
     schedule, with ``threads`` search workers and ``seed`` (default 0) as
     CP-SAT's seed; ``time_limit`` bounds the whole method. The rest of this
     docstring is the HiGHS path (the default).
 
 
-    Stages: CDF+RA / FFD+RA; local search (:func:`~hybridsched.heuristics.lns.improve`);
-    a short MILP solve, which often proves the optimum; if not, the packing
-    search below its incumbent (:func:`~hybridsched.heuristics.lns_packing.descend`),
+    Stages: CDF+RA / FFD+RA; local search
+    (:func:`~hybridsched.heuristics.hybrid_deadline.lns.improve`); a short MILP
+    solve, which often proves the optimum; if not, the packing search below its
+    incumbent (:func:`~hybridsched.heuristics.hybrid_deadline.lns_packing.descend`),
     whose tight packings the MILP tends to find late; then the MILP again with
     the rest of the time and the bound already proven. A schedule whose cost
     meets the cheap bound (:func:`~hybridsched.hybrid_deadline.bounds.lower_bound`)
@@ -112,20 +113,22 @@ def exact(instance: Instance, *, seed: int | None = None,
     check_exact_options({"backend": backend, "threads": threads})
     budget = TimeBudget(time_limit)
     if backend == "cpsat":
-        from hybridsched.models import bnp_cpsat  # OR-Tools: imported only when it runs
+        from hybridsched.models.hybrid_deadline import cpsat  # OR-Tools: imported only when it runs
 
         start = best_heuristic_solution(instance)
-        return bnp_cpsat.solve(instance, start, budget=budget, threads=threads,
+        return cpsat.solve(instance, start, budget=budget, threads=threads,
                                seed=0 if seed is None else seed)
-    from hybridsched.models import bnp  # pyomo: imported only when an exact model runs
+    from hybridsched.models.hybrid_deadline import (
+        milp,  # pyomo: imported only when an exact model runs
+    )
 
     start = best_heuristic_solution(instance)
     if start is None or budget.warm_start_only:
-        return bnp.solve(instance, start, budget=budget)
+        return milp.solve(instance, start, budget=budget)
     lower = lower_bound(instance)
     start = improve(instance, start, seed=0 if seed is None else seed, target=lower,
                     max_seconds=_share(budget, LOCAL_SEARCH_SECONDS))
-    probe = bnp.solve(instance, start, budget=TimeBudget(_share(budget, PROBE_SECONDS)))
+    probe = milp.solve(instance, start, budget=TimeBudget(_share(budget, PROBE_SECONDS)))
     if probe.status is not Status.TIME_LIMIT or budget.expired():
         return probe
     if probe.solution is not None:
@@ -134,7 +137,7 @@ def exact(instance: Instance, *, seed: int | None = None,
     packing = budget.remaining()
     start = descend(instance, start, lower,
                     max_seconds=PACKING_SECONDS if packing is None else packing / 3)
-    return bnp.solve(instance, start, budget=budget, known_bound=lower)
+    return milp.solve(instance, start, budget=budget, known_bound=lower)
 
 
 def _share(budget: TimeBudget, seconds: float) -> float:

@@ -6,7 +6,7 @@ uses it on instances too large for the exact model) and is the bound an
 
 Every bound here holds for every schedule the checker accepts in which tasks
 run for their full duration without overlap (the reading of the checker used
-by the exact model, see :mod:`hybridsched.models.bnp`), with the checker's
+by the exact model, see :mod:`hybridsched.models.hybrid_deadline.milp`), with the checker's
 ``TIME_TOL`` allowed on deadlines and billed hours, and a further safety
 margin subtracted before rounding.
 """

@@ -7,10 +7,10 @@ imported when one runs.
 The heuristics take the paper's open readings as options (issue 19), each
 documented with the paper's words in its module: ``cdf`` takes ``fit``
 (``"append"`` | ``"edf"``) and ``scan`` (``"all"`` | ``"current"``)
-(:mod:`hybridsched.heuristics.cdf`); ``ffd`` takes ``fit`` (``"edf"`` |
-``"append"``) (:mod:`hybridsched.heuristics.ffd`); ``cdf+ra`` and ``ffd+ra``
+(:mod:`hybridsched.heuristics.hybrid_deadline.cdf`); ``ffd`` takes ``fit`` (``"edf"`` |
+``"append"``) (:mod:`hybridsched.heuristics.hybrid_deadline.ffd`); ``cdf+ra`` and ``ffd+ra``
 take those and ``ra_accept`` (``"task"`` | ``"machine"``)
-(:mod:`hybridsched.heuristics.reassign`). ``exact`` warm-starts from the
+(:mod:`hybridsched.heuristics.hybrid_deadline.reassign`). ``exact`` warm-starts from the
 default readings.
 """
 
@@ -24,12 +24,12 @@ ADAPTERS = "hybridsched.hybrid_deadline.adapters"
 
 declare_family(FAMILY, "hybridsched.hybrid_deadline.family:FAMILY",
                schema="hybridsched.hybrid_deadline.schema")
-declare_method(FAMILY, "cdf", "hybridsched.heuristics.cdf:cdf",
+declare_method(FAMILY, "cdf", "hybridsched.heuristics.hybrid_deadline.cdf:cdf",
                check_options=f"{ADAPTERS}:check_cdf",
                description="Closest Deadline First (the paper's HA)")
 declare_method(FAMILY, "cdf+ra", f"{ADAPTERS}:cdf_ra", check_options=f"{ADAPTERS}:check_cdf_ra",
                description="CDF followed by the reassigning algorithm RA")
-declare_method(FAMILY, "ffd", "hybridsched.heuristics.ffd:ffd",
+declare_method(FAMILY, "ffd", "hybridsched.heuristics.hybrid_deadline.ffd:ffd",
                check_options=f"{ADAPTERS}:check_ffd",
                description="First Fit Decreasing baseline")
 declare_method(FAMILY, "ffd+ra", f"{ADAPTERS}:ffd_ra", check_options=f"{ADAPTERS}:check_ffd_ra",

@@ -2,7 +2,7 @@
 
 Declared by name in :mod:`hybridsched.malleable.methods`.
 
-The online methods simulate the instance (:mod:`hybridsched.sim.malleable`)
+The online methods simulate the instance (:mod:`hybridsched.heuristics.malleable.simulation`)
 and return the realised schedule with their counters (decisions, messages
 per decision, reschedulings, events per second); the checker recomputes
 every other metric. They take ``policy`` (``"A"``: money saving, ``"B"``:
@@ -18,10 +18,10 @@ import numpy as np
 
 from hybridsched.backends import check_exact_options
 from hybridsched.errors import InputError
+from hybridsched.heuristics.malleable.simulation import Scheduler, simulate
 from hybridsched.malleable.instance import Instance
 from hybridsched.malleable.limits import check_end
 from hybridsched.result import Result, Status
-from hybridsched.sim.malleable import Scheduler, simulate
 
 FAMILY = "malleable"
 
@@ -74,17 +74,17 @@ def exact(instance: Instance, *, seed: int | None = None, time_limit: float | No
 
     ``policy`` picks the penalised objective of that policy (``"A"``:
     ``penalised_a``, ``"B"``: ``penalised_b``) when ``objective`` is not
-    given; see :mod:`hybridsched.models.malleable_exact` (``backend="highs"``)
-    and :mod:`hybridsched.models.malleable_cpsat` (``backend="cpsat"``, with
+    given; see :mod:`hybridsched.models.malleable.milp` (``backend="highs"``)
+    and :mod:`hybridsched.models.malleable.cpsat` (``backend="cpsat"``, with
     ``threads`` search workers): both solve the same malleable batch problem.
     """
     check_exact({"policy": policy, "backend": backend, "threads": threads})
     if backend == "cpsat":
-        from hybridsched.models.malleable_cpsat import solve as solve_cpsat
+        from hybridsched.models.malleable.cpsat import solve as solve_cpsat
 
         result = solve_cpsat(instance, optimised(policy, objective), time_limit, seed, threads)
     else:
-        from hybridsched.models.malleable_exact import solve
+        from hybridsched.models.malleable.milp import solve
 
         result = solve(instance, optimised(policy, objective), time_limit, seed)
     if result.solution is not None and result.solution.n_pieces:

@@ -1,7 +1,7 @@
 """Pareto fronts: the exact front of a bot-sites instance and a campaign's objective space.
 
 :func:`plot_pareto` draws the front of
-:func:`hybridsched.models.bot_pareto_report.pareto_report` (proven or
+:func:`hybridsched.models.bot_sites.pareto_report.pareto_report` (proven or
 partial) with each heuristic's point; :func:`plot_objective_space` draws
 every solved run of one instance of a campaign's results table (a
 ``DataFrame``) and their empirical non-dominated set.
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-    from hybridsched.models.bot_pareto_report import ParetoReport
+    from hybridsched.models.bot_sites.pareto_report import ParetoReport
 
 
 def plot_pareto(report: ParetoReport, path: str | Path | None = None, ax: Any = None) -> Any:

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from hybridsched.heuristics.pull_promethee import (
+from hybridsched.heuristics.pull.policies import (
     DEFAULT_SPREAD,
     DEFAULT_TARGETS,
     DEFAULT_WEIGHTS,
@@ -17,9 +17,9 @@ from hybridsched.heuristics.pull_promethee import (
     PrometheeScheduler,
     strategy,
 )
+from hybridsched.heuristics.pull.simulation import PullPolicy, simulate
 from hybridsched.pull.instance import Instance
 from hybridsched.result import Result, Status
-from hybridsched.sim.pull import PullPolicy, simulate
 
 FAMILY = "pull"
 
@@ -45,9 +45,10 @@ def promethee(instance: Instance, *, seed: int | None = None, time_limit: float 
               p: float | None = None, window: float = 1.0,
               spread: str = DEFAULT_SPREAD, noi_max: str = "workload",
               replicas: str = "tiered") -> Result:
-    """The Promethee scheduler (criteria ECT, price, EEI; see :mod:`.pull_promethee`).
+    """The Promethee scheduler: criteria ECT, price, EEI.
 
-    ``replicas``: the reading of the replicas' priority (:mod:`hybridsched.sim.pull`).
+    The policy is :mod:`hybridsched.heuristics.pull.policies`. ``replicas``: the
+    reading of the replicas' priority (:mod:`hybridsched.heuristics.pull.simulation`).
     """
     chosen = strategy(preference=preference, weights=weights, targets=targets, q=q, p=p,
                       window=window, spread=spread, noi_max=noi_max)
@@ -63,11 +64,11 @@ def fcfs(instance: Instance, *, seed: int | None = None, time_limit: float | Non
 
 def exact(instance: Instance, *, seed: int | None = None, time_limit: float | None = None,
           backend: str = "highs", threads: int = 1) -> Result:
-    """The clairvoyant offline optimum (:mod:`hybridsched.models.pull_offline`).
+    """The clairvoyant offline optimum (:mod:`hybridsched.models.pull.offline`).
 
     ``backend``: ``highs`` (MILP) or ``cpsat``; ``threads``: CP-SAT workers.
     """
-    from hybridsched.models.pull_offline import solve
+    from hybridsched.models.pull.offline import solve
 
     return solve(instance, backend=backend, time_limit=time_limit, threads=threads,
                  seed=seed or 0)

@@ -1,6 +1,7 @@
 """The random draws that decide each result of a ``pull`` run, replayable from its schedule.
 
-One definition, used by the simulator (:mod:`hybridsched.sim.pull`) to draw and by the
+One definition, used by the simulator (:mod:`hybridsched.heuristics.pull.simulation`) to draw and
+by the
 checker (:mod:`.checker`) to replay, so the two cannot drift apart.
 
 **Which draw a task gets.** Host ``h`` owns the stream

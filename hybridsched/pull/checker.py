@@ -1,7 +1,8 @@
 """Independent checker of ``pull`` schedules: validity and every metric, from the tasks alone.
 
 **The pull model** (the paper's sections 2.2 and 4, Algorithm 3; simulated by
-:mod:`.online`). Hosts pull work: "when it (re-)joins the system, or after
+:mod:`hybridsched.heuristics.pull.simulation`). Hosts pull work: "when it (re-)joins the system,
+or after
 completing a task". The scheduler keeps one queued replica of every work
 unit that has arrived and has no correct result yet (XtremWeb replication: a
 sent task is replaced by a lower-priority replica), so a pull is served

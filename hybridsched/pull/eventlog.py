@@ -1,6 +1,7 @@
 """Cross-check of a ``pull`` schedule's event log with its tasks and its instance.
 
-The log (:mod:`hybridsched.sim.pull`) is a second account of the run; a solution file
+The log (:mod:`hybridsched.heuristics.pull.simulation`) is a second account of the run; a solution
+file
 that carries one claims every record of it. Rules (times within
 :data:`TIME_TOL`; ``end`` is the end of the run, the last unit's completion):
 

@@ -11,7 +11,7 @@ from hybridsched.registry import declare_method
 
 FAMILY = "pull"
 ADAPTERS = "hybridsched.pull.adapters"
-CHECKS = "hybridsched.heuristics.pull_promethee"
+CHECKS = "hybridsched.heuristics.pull.policies"
 
 declare_family(FAMILY, "hybridsched.pull.family:FAMILY",
                schema="hybridsched.pull.schema")

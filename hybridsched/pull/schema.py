@@ -122,7 +122,8 @@ class TaskDoc(Strict):
     outcome: Literal[OUTCOMES]  # type: ignore[valid-type]
 
 
-#: Kinds of event of the log (:mod:`hybridsched.sim.pull`) and the fields each carries.
+#: Kinds of event of the log (:mod:`hybridsched.heuristics.pull.simulation`) and the fields each
+#: carries.
 EVENT_FIELDS = {"HJ": ("host",), "HLE": ("host",), "WKUA": ("unit",),
                 "SCH": ("unit", "host", "replica"), "RET": ("unit", "host", "result"),
                 "LOST": ("unit", "host")}

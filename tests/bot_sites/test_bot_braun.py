@@ -4,7 +4,7 @@ import pytest
 
 from hybridsched import run_method
 from hybridsched.bot_sites.checker import check, evaluate
-from hybridsched.heuristics.greedy import GREEDY
+from hybridsched.heuristics.bot_sites.greedy import GREEDY
 from hybridsched.io.etc import read_etc
 
 from .bot_helpers import BRAUN_NAMES

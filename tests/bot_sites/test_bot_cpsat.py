@@ -20,7 +20,7 @@ from hybridsched.bot_sites.checker import check  # noqa: E402
 from hybridsched.bot_sites.generator import generate, tiny_instance  # noqa: E402
 from hybridsched.bot_sites.instance import Instance  # noqa: E402
 from hybridsched.errors import InputError  # noqa: E402
-from hybridsched.models.bot_cpsat_build import build, time_scaling  # noqa: E402
+from hybridsched.models.bot_sites.cpsat_build import build, time_scaling  # noqa: E402
 from hybridsched.registry import check_options  # noqa: E402
 from hybridsched.result import Status  # noqa: E402
 from hybridsched.storage import load_instance  # noqa: E402
@@ -204,7 +204,7 @@ def test_generated_hard_limits_two_phases_repeat_with_the_seed():
 
 
 def test_conflicting_bots_form_maximal_cliques():
-    from hybridsched.models.bot_cpsat_limits import _maximal_cliques
+    from hybridsched.models.bot_sites.cpsat_limits import _maximal_cliques
 
     clash = np.array([[1, 1, 0, 1], [1, 1, 0, 0], [0, 0, 1, 0], [1, 0, 0, 0]], dtype=bool)
     # BoT 3 does not clash with itself: two of its tasks may run together.
@@ -212,7 +212,7 @@ def test_conflicting_bots_form_maximal_cliques():
 
 
 def test_order_retime_keeps_the_model_order_with_real_durations():
-    from hybridsched.models.bot_cpsat_limits_extract import order_retime
+    from hybridsched.models.bot_sites.cpsat_limits_extract import order_retime
 
     inst = Instance("two", ("a", "b"), ("s",), [2, 1], [2], [0.0], [[1 / 3], [0.5]],
                     edges=[[0, 1]])

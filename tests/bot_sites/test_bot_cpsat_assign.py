@@ -7,7 +7,7 @@ import pytest
 
 pytest.importorskip("ortools")
 
-from hybridsched.models import bot_cpsat_assign as search_module  # noqa: E402
+from hybridsched.models.bot_sites import cpsat_assign as search_module  # noqa: E402
 
 
 def _matrix(seed: int) -> tuple[np.ndarray, np.ndarray]:

@@ -10,7 +10,7 @@ from hybridsched.bot_sites import lower_bound
 from hybridsched.bot_sites.bounds import critical_path_bound, fluid_bound, min_cost
 from hybridsched.bot_sites.checker import check
 from hybridsched.bot_sites.generator import generate, table2_inconsistent
-from hybridsched.models.bot_makespan_build import build
+from hybridsched.models.bot_sites.milp_build import build
 from hybridsched.result import Status
 from tests.library_files import instance_files
 

@@ -22,11 +22,11 @@ from hybridsched.bot_sites.instance import Instance
 from hybridsched.bot_sites.limits import allowed_pairs, cheapest_schedule, repair, retime
 from hybridsched.bot_sites.solution import Solution
 from hybridsched.budget import BudgetExpired, TimeBudget
-from hybridsched.heuristics.greedy import GREEDY
-from hybridsched.models import bot_makespan
-from hybridsched.models.bot_makespan_build import build, horizon_for
-from hybridsched.models.bot_makespan_dag import block_bound, normalise
-from hybridsched.models.bot_makespan_schedule import warm_start
+from hybridsched.heuristics.bot_sites.greedy import GREEDY
+from hybridsched.models.bot_sites import milp
+from hybridsched.models.bot_sites.dag import block_bound, normalise
+from hybridsched.models.bot_sites.milp_build import build, horizon_for
+from hybridsched.models.bot_sites.milp_schedule import warm_start
 from hybridsched.result import Status
 
 from .bot_brute import brute_force, one_block_optimum
@@ -251,7 +251,7 @@ def medium():
 @pytest.mark.parametrize("objective", ["makespan", "cost"])
 def test_time_limit_zero_is_warm_start_with_a_bound(objective, monkeypatch):
     inst = medium()
-    monkeypatch.setattr(bot_makespan, "build", lambda *a, **k: pytest.fail("model built"))
+    monkeypatch.setattr(milp, "build", lambda *a, **k: pytest.fail("model built"))
     result = run_method("bot-sites", "exact", inst, time_limit=0, objective=objective)
     assert result.status.has_solution and result.bound is not None and result.gap is not None
     assert "warm start only" in result.message
@@ -268,7 +268,7 @@ def test_budget_expiring_while_building_returns_the_warm_start():
     start = best_start(inst)
     budget = TimeBudget(0.02)
     time.sleep(0.03)  # expired before the call: deterministic, whatever the machine's load
-    result = bot_makespan.solve(inst, start=start, budget=budget)
+    result = milp.solve(inst, start=start, budget=budget)
     # The message says where it stopped (no wall-clock bound here: issue 17).
     assert result.status is Status.TIME_LIMIT and result.solution is start
     assert "time limit expired while building the model" in result.message

@@ -5,8 +5,8 @@ from hypothesis import strategies as st
 
 from hybridsched.bot_sites.checker import check, evaluate
 from hybridsched.bot_sites.generator import generate, table2_inconsistent
-from hybridsched.heuristics.gmo import gmo
-from hybridsched.heuristics.gmo_game import (
+from hybridsched.heuristics.bot_sites.gmo import gmo
+from hybridsched.heuristics.bot_sites.gmo_game import (
     allocate,
     cost_weights,
     distribute,
@@ -50,7 +50,7 @@ def test_equations_9_and_14():
 
 
 def test_factorised_game_equals_direct_formulas():
-    from hybridsched.heuristics.gmo_game import Limits
+    from hybridsched.heuristics.bot_sites.gmo_game import Limits
     rng = np.random.default_rng(0)
     p = rng.uniform(1, 50, (5, 4))
     m = rng.integers(2, 9, 4).astype(float)

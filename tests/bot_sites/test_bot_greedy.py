@@ -5,7 +5,7 @@ from hypothesis import strategies as st
 
 from hybridsched.bot_sites.checker import check, evaluate
 from hybridsched.bot_sites.generator import table2_inconsistent
-from hybridsched.heuristics.greedy import GREEDY
+from hybridsched.heuristics.bot_sites.greedy import GREEDY
 
 from .bot_helpers import random_instance
 from .bot_naive import NAIVE, expand, same_schedule

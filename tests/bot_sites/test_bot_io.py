@@ -9,7 +9,7 @@ from hybridsched import get_family, load_instance
 from hybridsched.bot_sites import files
 from hybridsched.bot_sites.generator import generate, table2_inconsistent
 from hybridsched.errors import InputError
-from hybridsched.heuristics.greedy import g_min_min
+from hybridsched.heuristics.bot_sites.greedy import g_min_min
 from hybridsched.io.etc import parse_etc, read_etc
 from hybridsched.storage import load_solution, save_instance, save_solution
 from tests.library_files import instance_files

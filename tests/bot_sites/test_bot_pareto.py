@@ -13,10 +13,15 @@ from hybridsched.bot_sites.bounds import min_cost
 from hybridsched.bot_sites.checker import check, evaluate
 from hybridsched.bot_sites.generator import generate, table2_inconsistent
 from hybridsched.bot_sites.instance import Instance
-from hybridsched.models.bot_makespan_build import restricted
-from hybridsched.models.bot_pareto import ParetoFront, ParetoPoint, _non_dominated, pareto_front
-from hybridsched.models.bot_pareto_report import pareto_report
-from hybridsched.models.bot_pareto_values import ValueSet, cost_values, makespan_values
+from hybridsched.models.bot_sites.milp_build import restricted
+from hybridsched.models.bot_sites.milp_pareto import (
+    ParetoFront,
+    ParetoPoint,
+    _non_dominated,
+    pareto_front,
+)
+from hybridsched.models.bot_sites.pareto_report import pareto_report
+from hybridsched.models.bot_sites.pareto_values import ValueSet, cost_values, makespan_values
 from hybridsched.plots.pareto import plot_pareto
 
 # --- an independent reference: every schedule of a tiny instance -------------------

@@ -14,7 +14,7 @@ from hybridsched.bot_sites.generator import table2_inconsistent
 from hybridsched.bot_sites.instance import Instance
 from hybridsched.bot_sites.solution import Solution
 from hybridsched.errors import InputError
-from hybridsched.heuristics.greedy import g_min_min
+from hybridsched.heuristics.bot_sites.greedy import g_min_min
 from hybridsched.storage import save_instance, save_solution
 
 BIG = 2**64 + 5

@@ -9,7 +9,7 @@ from hybridsched.bot_sites.generator import generate
 from hybridsched.bot_sites.instance import Instance
 from hybridsched.bot_sites.solution import Solution
 from hybridsched.errors import InputError
-from hybridsched.heuristics.gmo import gmo
+from hybridsched.heuristics.bot_sites.gmo import gmo
 from hybridsched.registry import check_options
 
 FIELDS = ("bot", "site", "proc", "count", "start")

@@ -23,9 +23,9 @@ from hypothesis import strategies as st
 
 from hybridsched.bot_sites.checker import evaluate
 from hybridsched.bot_sites.instance import Instance
-from hybridsched.heuristics.gmo import gmo
-from hybridsched.heuristics.gmo_game import Limits, play_game
-from hybridsched.heuristics.greedy import g_min_min
+from hybridsched.heuristics.bot_sites.gmo import gmo
+from hybridsched.heuristics.bot_sites.gmo_game import Limits, play_game
+from hybridsched.heuristics.bot_sites.greedy import g_min_min
 
 from .bot_helpers import random_instance
 

@@ -700,7 +700,7 @@ def test_simulate_pull_on_an_instance_no_host_can_complete_exits_1(tmp_path, cli
 def test_a_run_that_never_gets_a_correct_result_stops_and_exits_1(tmp_path, cli, monkeypatch):
     # Hosts that nearly always err: the run would go on for a very long time. It stops at
     # the task cap (lowered here) with exit 1 naming the units, and writes nothing.
-    import hybridsched.sim.pull as online
+    import hybridsched.heuristics.pull.simulation as online
 
     monkeypatch.setattr(online, "MAX_PULL_TASKS", 50)
     monkeypatch.setattr(online.simulate, "__kwdefaults__",

@@ -141,7 +141,7 @@ def test_import_swf_reports_records_read(tmp_path, cli, terminal):
 
 
 def test_pareto_reports_points_found(cli, terminal, monkeypatch):
-    from hybridsched.models import bot_pareto_report as pareto
+    from hybridsched.models.bot_sites import pareto_report as pareto
 
     def fake_report(instance, *, time_limit, max_points, on_point=None):
         for index in range(3):

@@ -161,7 +161,7 @@ def test_highs_interrupted_status_is_never_a_time_limit_result(monkeypatch):
     import pyomo.environ as pyo
     from pyomo.contrib.appsi.base import TerminationCondition
 
-    from hybridsched.models import highs
+    from hybridsched.models.solvers import highs
 
     model = pyo.ConcreteModel()
     model.x = pyo.Var(domain=pyo.Binary)

@@ -141,7 +141,7 @@ def test_solve_checks_the_output_before_solving(tmp_path, cli, monkeypatch):
 
 def test_pareto_checks_the_plot_path_before_computing(tmp_path, cli, monkeypatch):
     called = []
-    monkeypatch.setattr("hybridsched.models.bot_pareto_report.pareto_report",
+    monkeypatch.setattr("hybridsched.models.bot_sites.pareto_report.pareto_report",
                         lambda *a, **k: called.append(1))
     for bad in (tmp_path / "front.txt", tmp_path / "missing" / "front.png", tmp_path):
         code, _, err = cli("pareto", BS_FILE, "-o", bad)
@@ -229,7 +229,7 @@ def test_compare_json_never_prints_infinity_nor_nan(cli, monkeypatch):
 
 
 def test_pareto_json_is_strict(cli, monkeypatch):
-    from hybridsched.models import bot_pareto_report as pareto_module
+    from hybridsched.models.bot_sites import pareto_report as pareto_module
 
     report = pareto_module.ParetoReport("x", [], {"gmo": (math.inf, 1.0)}, False)
     monkeypatch.setattr(pareto_module, "pareto_report", lambda *a, **k: report)

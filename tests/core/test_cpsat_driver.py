@@ -11,7 +11,12 @@ from hybridsched import interrupt
 from hybridsched.backends import check_backend, check_exact_options
 from hybridsched.budget import TimeBudget
 from hybridsched.errors import InputError
-from hybridsched.models.cpsat import Scaling, decimal_scale, require_ortools, solve_with_cpsat
+from hybridsched.models.solvers.cpsat import (
+    Scaling,
+    decimal_scale,
+    require_ortools,
+    solve_with_cpsat,
+)
 from hybridsched.result import Status
 
 cp = require_ortools()
@@ -97,7 +102,7 @@ def test_highs_and_cpsat_in_one_process():
     """Both backends through our own drivers, one after the other and back, in one process."""
     import pyomo.environ as pyo
 
-    from hybridsched.models.highs import solve_with_highs
+    from hybridsched.models.solvers.highs import solve_with_highs
 
     def milp() -> object:
         model = pyo.ConcreteModel()

@@ -13,8 +13,8 @@ import random
 import pyomo.environ as pyo
 import pytest
 
-from hybridsched.models import highs as driver
-from hybridsched.models.highs_stop import Deadline
+from hybridsched.models.solvers import highs as driver
+from hybridsched.models.solvers.highs_stop import Deadline
 from hybridsched.result import Status
 
 

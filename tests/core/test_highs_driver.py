@@ -11,7 +11,7 @@ from pathlib import Path
 import highspy
 import pytest
 
-from hybridsched.models.highs import HIGHS_OPTIONS
+from hybridsched.models.solvers.highs import HIGHS_OPTIONS
 
 DATA = Path(__file__).resolve().parent / "data"
 TRUE_OPTIMUM = 5.873

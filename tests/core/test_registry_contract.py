@@ -71,8 +71,9 @@ def test_method_failed_error_lives_in_errors():
 
 
 def test_heuristics_and_models_do_not_import_the_registry():
-    code = ("import sys, hybridsched.heuristics.cdf, hybridsched.heuristics.ffd, "
-            "hybridsched.heuristics.gmo, hybridsched.heuristics.greedy; "
+    code = ("import sys, hybridsched.heuristics.hybrid_deadline.cdf, "
+            "hybridsched.heuristics.hybrid_deadline.ffd, "
+            "hybridsched.heuristics.bot_sites.gmo, hybridsched.heuristics.bot_sites.greedy; "
             "print('hybridsched.registry' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()

@@ -65,7 +65,7 @@ def highs_nap(instance, *, seed=0, time_limit=None):
     """
     import pyomo.environ as pyo
 
-    from hybridsched.models.highs import solve_with_highs
+    from hybridsched.models.solvers.highs import solve_with_highs
 
     model = pyo.ConcreteModel()
     model.goods = pyo.RangeSet(40)

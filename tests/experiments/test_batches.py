@@ -54,9 +54,9 @@ def test_warm_up_imports_the_methods_and_leaves_failures_to_the_runs(tmp_path):
     probe = (
         "import sys\n"
         "from hybridsched.experiments.runner import warm_up\n"
-        "assert 'hybridsched.heuristics.cdf' not in sys.modules\n"
+        "assert 'hybridsched.heuristics.hybrid_deadline.cdf' not in sys.modules\n"
         "warm_up([('hybrid-deadline', 'cdf'), ('gang', 'no-such-method')], ())\n"
-        "assert 'hybridsched.heuristics.cdf' in sys.modules\n"
+        "assert 'hybridsched.heuristics.hybrid_deadline.cdf' in sys.modules\n"
         f"warm_up([('hybrid-deadline', 'cdf')], ({str(tmp_path / 'missing.py')!r},))\n"
         "print('ok')\n")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,

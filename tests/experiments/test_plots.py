@@ -13,7 +13,7 @@ from hybridsched.bot_sites.checker import block_ends, check
 from hybridsched.bot_sites.generator import generate
 from hybridsched.errors import InputError
 from hybridsched.experiments.profiles import performance_profile
-from hybridsched.models.bot_pareto_report import ParetoReport
+from hybridsched.models.bot_sites.pareto_report import ParetoReport
 from hybridsched.plots import gantt, pareto, profiles
 from hybridsched.registry import run_method
 from hybridsched.storage import load_instance

@@ -267,7 +267,7 @@ def test_braun_import_source():
 
 ECHO = '''
 from pathlib import Path
-from hybridsched.heuristics.cdf import cdf
+from hybridsched.heuristics.hybrid_deadline.cdf import cdf
 from hybridsched.registry import register_method
 
 with open(Path(__file__).with_suffix(".log"), "a") as log:

@@ -172,7 +172,7 @@ def test_preset_makes_one_instance(tmp_path):
 
 def test_plugin_methods_can_be_used(tmp_path, scratch_registry):
     (tmp_path / "plugin.py").write_text(
-        "from hybridsched.heuristics.cdf import cdf\n"
+        "from hybridsched.heuristics.hybrid_deadline.cdf import cdf\n"
         "from hybridsched.registry import register_method\n"
         "register_method('hybrid-deadline', 'echo')(lambda instance, *, seed=None, "
         "time_limit=None: cdf(instance))\n")

@@ -20,9 +20,9 @@ from hybridsched import load_instance, run_method
 from hybridsched.errors import InputError
 from hybridsched.gang.checker import check, evaluate, rank
 from hybridsched.gang.generator import generate, tiny_instance
-from hybridsched.models import gang_cpsat
-from hybridsched.models.gang_cpsat_build import build, vm_classes
-from hybridsched.models.gang_cpsat_times import EXACT, RELAXED, first_times
+from hybridsched.models.gang import cpsat as cpsat_model
+from hybridsched.models.gang.cpsat_build import build, vm_classes
+from hybridsched.models.gang.cpsat_times import EXACT, RELAXED, first_times
 from hybridsched.registry import check_options
 from hybridsched.result import Status
 from tests.library_files import instance_files
@@ -62,7 +62,7 @@ def test_both_backends_and_the_brute_force_agree(seed: int) -> None:
     if highs.status is Status.OPTIMAL and ours.status is Status.OPTIMAL:
         assert ours.objective == highs.objective
     # The model alone (no warm start, no family bound) against the brute forces.
-    alone = gang_cpsat.solve(instance, 30)
+    alone = cpsat_model.solve(instance, 30)
     assert check(instance, alone.solution) == []
     optimum = fewest_unfinished(instance)  # the checker's tolerance band included
     assert alone.bound <= optimum <= alone.objective
@@ -112,7 +112,7 @@ def test_the_same_seed_gives_the_same_schedule() -> None:
 
 def test_a_small_time_limit_is_honoured_with_a_valid_bound() -> None:
     instance = generate(80, seed=1)  # about 2 s to prove
-    result = gang_cpsat.solve(instance, 0.2)
+    result = cpsat_model.solve(instance, 0.2)
     assert result.status is Status.TIME_LIMIT
     assert check(instance, result.solution) == []
     assert result.bound <= result.objective

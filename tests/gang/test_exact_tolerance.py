@@ -27,7 +27,7 @@ from hybridsched.gang.checker import TIME_TOL, check, evaluate
 from hybridsched.gang.generator import generate
 from hybridsched.gang.instance import Instance
 from hybridsched.gang.solution import from_starts
-from hybridsched.models import gang_exact
+from hybridsched.models.gang import milp
 from hybridsched.result import Status
 
 ONLINE = ("cplmt", "fifo", "fair", "asjs", "cmms")
@@ -181,7 +181,7 @@ def test_time_limits_zero_and_tiny_return_the_same_schedule() -> None:
 def test_a_model_too_large_returns_the_best_heuristic(monkeypatch: pytest.MonkeyPatch) -> None:
     instance = generate(20, seed=1)
     name, heuristic = best_heuristic(instance)
-    monkeypatch.setattr(gang_exact, "MAX_ORDER_BINARIES", 0)
+    monkeypatch.setattr(milp, "MAX_ORDER_BINARIES", 0)
     result = run_method("gang", "exact", instance, time_limit=30)
     assert result.status is Status.FEASIBLE and "no model built" in result.message
     assert f"returned the best heuristic schedule ({name})" in result.message
@@ -193,8 +193,8 @@ def test_the_mip_start_satisfies_every_row_of_the_relaxed_model() -> None:
     """Jobs, VMs, starts and order binaries of the best heuristic, set consistently."""
     instance = generate(20, scenario="table2", seed=0)
     _, heuristic = best_heuristic(instance)
-    model = gang_exact.build(instance, *gang_exact.RELAXED)
-    values = gang_exact.start_values(model, heuristic)
+    model = milp.build(instance, *milp.RELAXED)
+    values = milp.start_values(model, heuristic)
     assert set(values) == set(model.problem.variables())
     for var, value in values.items():
         var.varValue = value
@@ -217,15 +217,15 @@ def band_instance() -> Instance:
 def test_the_read_back_drops_a_job_that_ends_late_and_says_why() -> None:
     """A solution of the relaxed model that overlaps within the band reads back repaired."""
     instance = band_instance()
-    model = gang_exact.build(instance, *gang_exact.RELAXED)
+    model = milp.build(instance, *milp.RELAXED)
     for var, value in [(model.run[0], 1), (model.run[1], 1), (model.use[0, 0], 1),
                        (model.use[1, 0], 1), (model.order[0, 1, 0], 1),
                        (model.start[0], -TIME_TOL), (model.start[1], 1.0 - 2 * TIME_TOL)]:
         var.varValue = value
     assert all(c.valid(eps=1e-12) for c in model.problem.constraints())
-    read = gang_exact.extract(model)
+    read = milp.extract(model)
     assert check(instance, read.solution) == [] and read.repaired == 1
-    assert read.solution.dropped == {1: gang_exact.REPAIRED}
+    assert read.solution.dropped == {1: milp.REPAIRED}
     # b is late because a ran before it on the VM: that choice is the no-good
     assert read.cuts == [[((0, 0), True), ((1, 0), True), ((0, 1, 0), True)]]
 
@@ -264,16 +264,16 @@ def test_a_job_that_can_end_in_time_only_inside_the_tolerance_counts_in_the_boun
 def test_the_dual_bound_rounds_to_whole_jobs_with_a_margin(unfinished: int) -> None:
     # A finished search reports at most the incumbent's value, >= UFJ - SIN_WEIGHT, less
     # HiGHS's 1e-6 gap: that still proves UFJ ...
-    assert gang_exact.whole_jobs(unfinished - gang_exact.SIN_WEIGHT - 1e-6) == unfinished
+    assert milp.whole_jobs(unfinished - milp.SIN_WEIGHT - 1e-6) == unfinished
     # ... and a bound overstated by less than the margin never proves one job more.
-    assert gang_exact.whole_jobs(unfinished + 0.24) == unfinished
-    assert gang_exact.whole_jobs(-np.inf) == -np.inf
+    assert milp.whole_jobs(unfinished + 0.24) == unfinished
+    assert milp.whole_jobs(-np.inf) == -np.inf
 
 
 def test_a_dual_bound_refuted_by_a_checked_schedule_is_discarded(
         monkeypatch: pytest.MonkeyPatch) -> None:
     instance = band_instance()  # the heuristics leave one job unfinished, the family bound 0
-    monkeypatch.setattr(gang_exact, "whole_jobs", lambda dual: float(instance.n_jobs + 1))
+    monkeypatch.setattr(milp, "whole_jobs", lambda dual: float(instance.n_jobs + 1))
     result = run_method("gang", "exact", instance, time_limit=30)
     assert "discarded" in result.message
     assert result.status is Status.FEASIBLE and (result.objective, result.bound) == (1, 0)
@@ -282,9 +282,9 @@ def test_a_dual_bound_refuted_by_a_checked_schedule_is_discarded(
 def test_the_no_good_cuts_hold_for_the_variables_they_name() -> None:
     """Each cut added to a model is a row over its own use and order binaries."""
     instance = band_instance()
-    model = gang_exact.build(instance, TIME_TOL, 0.0)
+    model = milp.build(instance, TIME_TOL, 0.0)
     rows = len(model.problem.constraints())
-    gang_exact.add_cuts(model, [[((0, 0), True), ((1, 0), True), ((0, 1, 0), True)]])
+    milp.add_cuts(model, [[((0, 0), True), ((1, 0), True), ((0, 1, 0), True)]])
     assert len(model.problem.constraints()) == rows + 1
     cut = list(model.problem.constraints())[-1]
     assert cut.sense == pulp.LpConstraintLE and -cut.constant == 2

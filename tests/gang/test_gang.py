@@ -187,7 +187,7 @@ def test_sizes_and_rates_beyond_the_limits_are_one_line_errors(cli) -> None:
 
 
 def test_cplmt_assigns_the_vms_nearest_the_standard_below_it_first() -> None:
-    from hybridsched.heuristics.cplmt import _assign
+    from hybridsched.heuristics.gang.cplmt import _assign
 
     times = np.array([1.0, 2.0, 3.0, 5.0, 6.0])
     usable = np.ones(5, dtype=bool)

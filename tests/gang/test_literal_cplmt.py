@@ -2,7 +2,7 @@
 
 ``literal_cplmt`` is written from the paper's pseudo-code and formulas, one
 loop per "For every", one task at a time, with no numpy tricks; it follows
-each reading of :mod:`hybridsched.heuristics.cplmt` where the text is open.
+each reading of :mod:`hybridsched.heuristics.gang.cplmt` where the text is open.
 On random small decision states (<= 8 jobs, <= 12 VMs; integer-valued draws
 so that demands often equal capacities) both must start the same jobs, in
 the same order, on the same VMs, under every combination of readings.
@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from hybridsched.gang.checker import TIME_TOL, check
 from hybridsched.gang.generator import generate
 from hybridsched.gang.instance import Instance
-from hybridsched.heuristics.cplmt import CHOICES, Readings, make_cplmt
-from hybridsched.sim.gang import DecisionState, simulate
+from hybridsched.heuristics.gang.cplmt import CHOICES, Readings, make_cplmt
+from hybridsched.heuristics.gang.simulation import DecisionState, simulate
 
 
 def literal_cplmt(state: DecisionState, r: Readings) -> list[tuple[int, list[int]]]:

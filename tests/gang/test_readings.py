@@ -19,10 +19,10 @@ from hybridsched.errors import InputError
 from hybridsched.gang.checker import TIME_TOL, check
 from hybridsched.gang.generator import READINGS, generate
 from hybridsched.gang.instance import Instance
-from hybridsched.heuristics.cplmt import make_cplmt
-from hybridsched.heuristics.gang_baselines import OPTIONS, make_baseline
+from hybridsched.heuristics.gang.baselines import OPTIONS, make_baseline
+from hybridsched.heuristics.gang.cplmt import make_cplmt
+from hybridsched.heuristics.gang.simulation import DecisionState
 from hybridsched.registry import check_options, run_method
-from hybridsched.sim.gang import DecisionState
 
 #: Seeds tried before an option is declared to change nothing.
 TRIES = 400

@@ -20,9 +20,9 @@ from hybridsched.gang.checker import TIME_TOL, check
 from hybridsched.gang.generator import generate
 from hybridsched.gang.instance import Instance
 from hybridsched.gang.solution import Solution, from_starts
-from hybridsched.heuristics.gang_baselines import fair_matrix, make_baseline
+from hybridsched.heuristics.gang.baselines import fair_matrix, make_baseline
+from hybridsched.heuristics.gang.simulation import DecisionState, Policy, simulate
 from hybridsched.sim import Simulation
-from hybridsched.sim.gang import DecisionState, Policy, simulate
 
 
 def reference_simulate(instance: Instance, policy: Policy, drop: str = "latest-start"

@@ -1,6 +1,7 @@
 """CDF's fast path (issue 21) against the straightforward scan it replaced.
 
-The reference below is CDF as it was before :mod:`hybridsched.heuristics.latest_starts`:
+The reference below is CDF as it was before
+:mod:`hybridsched.heuristics.hybrid_deadline.latest_starts`:
 :class:`RemainingTasks` (a sorted list edited on every removal) asked for
 every core's tightest fit at every decision. The fast path must make exactly
 the same decisions, ties included, on instances with many equal works and
@@ -14,11 +15,11 @@ import itertools
 import numpy as np
 import pytest
 
-from hybridsched.heuristics import reassign as reassign_module
-from hybridsched.heuristics.cdf import cdf
-from hybridsched.heuristics.latest_starts import LatestStarts
-from hybridsched.heuristics.machine_pool import MachinePool, RemainingTasks
-from hybridsched.heuristics.reassign import reassign
+from hybridsched.heuristics.hybrid_deadline import reassign as reassign_module
+from hybridsched.heuristics.hybrid_deadline.cdf import cdf
+from hybridsched.heuristics.hybrid_deadline.latest_starts import LatestStarts
+from hybridsched.heuristics.hybrid_deadline.machine_pool import MachinePool, RemainingTasks
+from hybridsched.heuristics.hybrid_deadline.reassign import reassign
 from hybridsched.hybrid_deadline import PM, VMType, check
 from hybridsched.hybrid_deadline.generator import generate
 from hybridsched.hybrid_deadline.instance import TIME_TOL

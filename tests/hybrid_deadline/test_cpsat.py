@@ -47,7 +47,7 @@ def test_bundled_instances_reach_the_recorded_optimum(name):
 
 def test_the_model_is_exact_on_generated_data():
     """Generated deadlines are float products (3.5623499999999995): still an exact model."""
-    from hybridsched.models.bnp_cpsat_scale import scale_data
+    from hybridsched.models.hybrid_deadline.cpsat_scale import scale_data
 
     _, instance = load_instance(BUNDLED / "small-04.json")
     data = scale_data(instance)
@@ -145,7 +145,7 @@ def test_conflict_cliques_hold_only_tasks_no_core_can_share(work, seed):
     """Every pair of a clique misses the later deadline in both orders (exhaustively tested)."""
     import random
 
-    from hybridsched.models.bnp_cpsat_cliques import conflict_cliques
+    from hybridsched.models.hybrid_deadline.cpsat_cliques import conflict_cliques
 
     rng = random.Random(seed)
     limit = [w + rng.choice([0, 0, 1, 3, 10, 40]) for w in work]
@@ -161,14 +161,14 @@ def test_conflict_cliques_hold_only_tasks_no_core_can_share(work, seed):
 def test_a_warm_start_at_the_optimum_is_proven_by_an_infeasible_cutoff_model():
     """Only schedules cheaper than the start are modelled: none exist, so it is optimal."""
     from hybridsched.hybrid_deadline.bounds import lower_bound
-    from hybridsched.models import bnp_cpsat
+    from hybridsched.models.hybrid_deadline import cpsat as cpsat_model
 
     _, instance = load_instance(BUNDLED / "small-09.json")  # optimum above the cheap bound
     optimum = cpsat(instance, time_limit=30)
     assert optimum.status is Status.OPTIMAL and optimum.objective > lower_bound(instance)
-    built = bnp_cpsat.build(instance, optimum.solution, strict=True)
+    built = cpsat_model.build(instance, optimum.solution, strict=True)
     assert built.cutoff is not None
-    result = bnp_cpsat.solve(instance, optimum.solution, time_limit=30)
+    result = cpsat_model.solve(instance, optimum.solution, time_limit=30)
     assert result.status is Status.OPTIMAL, result.message
     assert "no schedule is cheaper" in result.message
     assert result.bound == pytest.approx(optimum.objective, abs=1e-9)

@@ -17,14 +17,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hybridsched import get_family
-from hybridsched.heuristics.cdf import cdf
+from hybridsched.heuristics.hybrid_deadline.cdf import cdf
 from hybridsched.hybrid_deadline import PM, Instance, VMType, check
 from hybridsched.hybrid_deadline.checker import rent_cost
 from hybridsched.hybrid_deadline.instance import TIME_TOL
 from hybridsched.hybrid_deadline.solution import Solution
-from hybridsched.models import bnp
-from hybridsched.models.bnp_cuts import add_no_good_cuts
-from hybridsched.models.highs import solve_with_highs
+from hybridsched.models.hybrid_deadline import milp
+from hybridsched.models.hybrid_deadline.milp_cuts import add_no_good_cuts
+from hybridsched.models.solvers.highs import solve_with_highs
 from hybridsched.result import Status
 
 from .helpers import make_instance, solve_checked
@@ -176,18 +176,18 @@ def test_no_good_cuts_forbid_what_the_solver_tolerance_lets_through():
     """HiGHS accepts a 1e-9 h overshoot; the cut on that pair of tasks does not."""
     instance = make_instance([0.4999999995, 0.5000000025], 1.0, pms=[PM("p", 1, 1.0)],
                              vm_types=[VM1])
-    built = bnp.build(instance, None)
+    built = milp.build(instance, None)
     pm_core = next(c for c, core in enumerate(built.cores) if not core.on_vm)
     for i, c in built.pairs:  # the solver's favourite: both tasks on the PM core
         built.model.x[i, c].set_value(1 if c == pm_core else 0)
     for s in range(len(built.slot_types)):
         built.model.h[s].set_value(0)
-    assert check(instance, bnp.extract(built)) != []
+    assert check(instance, milp.extract(built)) != []
     assert add_no_good_cuts(built) >= 1
     outcome = solve_with_highs(built.model, mip_rel_gap=1e-9)
     assert outcome.status is Status.OPTIMAL
     assert outcome.objective == pytest.approx(0.105)
-    assert check(instance, bnp.extract(built)) == []
+    assert check(instance, milp.extract(built)) == []
 
 
 def test_the_solver_schedule_is_checked_and_never_claimed_beyond_the_proof(monkeypatch):
@@ -203,12 +203,12 @@ def test_the_solver_schedule_is_checked_and_never_claimed_beyond_the_proof(monke
         finish[i] = instance.deadline[i] + 1e-6
         return Solution(solution.vm_types, solution.machine, solution.core, start, finish)
 
-    real_extract = bnp.extract
-    monkeypatch.setattr(bnp, "extract", broken_extract)
-    result = bnp.solve(instance, None)
+    real_extract = milp.extract
+    monkeypatch.setattr(milp, "extract", broken_extract)
+    result = milp.solve(instance, None)
     assert result.status is Status.NO_SOLUTION and result.solution is None
     assert result.bound is not None and result.bound <= 1.0 + 1e-9
     start = cdf(instance)
-    result = bnp.solve(instance, start)
+    result = milp.solve(instance, start)
     assert result.solution is start and check(instance, start) == []
     assert result.status is not Status.OPTIMAL or result.bound >= rent_cost(instance, start) - 1e-9

@@ -10,7 +10,7 @@ import pytest
 
 from hybridsched import get_family, load_instance, load_solution, save_instance, save_solution
 from hybridsched.errors import InputError
-from hybridsched.heuristics.cdf import cdf
+from hybridsched.heuristics.hybrid_deadline.cdf import cdf
 from hybridsched.hybrid_deadline.generator import generate
 from hybridsched.hybrid_deadline.trace import instance_from_trace
 from hybridsched.io.swf import read_swf

@@ -1,9 +1,9 @@
 import numpy as np
 import pytest
 
-from hybridsched.heuristics.cdf import cdf
-from hybridsched.heuristics.ffd import ffd
-from hybridsched.heuristics.reassign import reassign
+from hybridsched.heuristics.hybrid_deadline.cdf import cdf
+from hybridsched.heuristics.hybrid_deadline.ffd import ffd
+from hybridsched.heuristics.hybrid_deadline.reassign import reassign
 from hybridsched.hybrid_deadline import PM, Solution, VMType, check
 from hybridsched.hybrid_deadline.checker import vm_billed_hours
 from hybridsched.result import Status

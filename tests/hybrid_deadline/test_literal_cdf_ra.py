@@ -21,9 +21,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hybridsched.errors import InputError
-from hybridsched.heuristics.cdf import cdf
-from hybridsched.heuristics.ffd import ffd
-from hybridsched.heuristics.reassign import reassign
+from hybridsched.heuristics.hybrid_deadline.cdf import cdf
+from hybridsched.heuristics.hybrid_deadline.ffd import ffd
+from hybridsched.heuristics.hybrid_deadline.reassign import reassign
 from hybridsched.hybrid_deadline import PM, Instance, VMType, check
 
 TOL = 1e-9

@@ -4,9 +4,9 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hybridsched.heuristics.cdf import cdf
-from hybridsched.heuristics.ffd import ffd
-from hybridsched.heuristics.reassign import reassign
+from hybridsched.heuristics.hybrid_deadline.cdf import cdf
+from hybridsched.heuristics.hybrid_deadline.ffd import ffd
+from hybridsched.heuristics.hybrid_deadline.reassign import reassign
 from hybridsched.hybrid_deadline import PM, VMType, check
 from hybridsched.hybrid_deadline.checker import vm_billed_hours
 from hybridsched.hybrid_deadline.generator import generate

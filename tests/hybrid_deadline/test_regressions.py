@@ -11,9 +11,9 @@ import pytest
 
 from hybridsched import get_family, load_instance
 from hybridsched.budget import BudgetExpired
-from hybridsched.heuristics.ffd import ffd
-from hybridsched.heuristics.lns import improve
-from hybridsched.heuristics.lns_packing import pack_within
+from hybridsched.heuristics.hybrid_deadline.ffd import ffd
+from hybridsched.heuristics.hybrid_deadline.lns import improve
+from hybridsched.heuristics.hybrid_deadline.lns_packing import pack_within
 from hybridsched.hybrid_deadline import PM, Instance, VMType, check
 from hybridsched.hybrid_deadline.adapters import best_heuristic_solution
 from hybridsched.hybrid_deadline.bounds import lower_bound, round_up_to_cost
@@ -22,7 +22,7 @@ from hybridsched.hybrid_deadline.default_platform import C3_LARGE
 from hybridsched.hybrid_deadline.generator import generate
 from hybridsched.hybrid_deadline.trace import instance_from_trace
 from hybridsched.io.swf import read_swf
-from hybridsched.models import bnp
+from hybridsched.models.hybrid_deadline import milp
 from hybridsched.result import Status
 
 from .helpers import make_instance, solve_checked
@@ -102,7 +102,7 @@ def test_cores_that_can_run_no_task_do_not_crash_the_model():
     instance = make_instance([2.0, 2.0], [1.0, 1.0],
                              pms=[PM("a", 1, 1.0), PM("b", 1, 1.0)],
                              vm_types=[VMType("fast", 2, 2.5, 0.1)])
-    built = bnp.build(instance, None)
+    built = milp.build(instance, None)
     assert built.infeasible == []
     result = solve_checked(instance, "exact")
     assert result.status is Status.OPTIMAL and result.objective == pytest.approx(0.1)
@@ -122,7 +122,7 @@ def test_exact_handles_nasa_imports_within_its_time_limit(nasa_trace_path, limit
 def test_no_vm_allowed_and_a_task_no_pm_can_run_is_infeasible_naming_it():
     instance = make_instance([1.0, 3.0], [2.0, 2.0], pms=[PM("p", 1, 1.0)], max_vms=0)
     assert get_family("hybrid-deadline").infeasible_items(instance) == ["t1"]
-    assert bnp.solve(instance, None).status is Status.INFEASIBLE
+    assert milp.solve(instance, None).status is Status.INFEASIBLE
     for method in (*HEURISTICS, "exact"):
         result = solve_checked(instance, method)
         assert result.status is Status.INFEASIBLE
@@ -157,7 +157,7 @@ def test_time_limit_zero_returns_the_warm_start_with_the_cheap_bound(monkeypatch
     def no_model(*args, **kwargs):
         raise AssertionError("time limit 0 must not build a model")
 
-    monkeypatch.setattr(bnp, "build", no_model)
+    monkeypatch.setattr(milp, "build", no_model)
     result = solve_checked(instance, "exact", time_limit=0)
     assert result.status is Status.TIME_LIMIT
     assert result.objective == pytest.approx(rent_cost(instance, best_heuristic_solution(instance)))
@@ -178,7 +178,7 @@ def test_budget_expiring_while_building_returns_the_warm_start(monkeypatch):
     def expire(*args, **kwargs):
         raise BudgetExpired("building the model", 1.0)
 
-    monkeypatch.setattr(bnp, "build", expire)
+    monkeypatch.setattr(milp, "build", expire)
     result = solve_checked(instance, "exact", time_limit=1)
     assert result.status in (Status.TIME_LIMIT, Status.OPTIMAL)
     assert "building the model" in result.message

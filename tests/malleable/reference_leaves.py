@@ -4,8 +4,8 @@
 (every VM's free time and last billed hour, the bill per clock hour, all VM
 counts priced at once); :func:`reference_cluster_candidates` is DCA/ACA's
 candidate computation as first written. The tests drive them beside
-:class:`~hybridsched.heuristics.cloud_scheduler.CloudScheduler` and
-:class:`~hybridsched.heuristics.cluster_scheduler.ClusterScheduler`.
+:class:`~hybridsched.heuristics.malleable.cloud_scheduler.CloudScheduler` and
+:class:`~hybridsched.heuristics.malleable.cluster_scheduler.ClusterScheduler`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import bisect
 
 import numpy as np
 
-from hybridsched.heuristics.cluster_scheduler import ClusterScheduler
+from hybridsched.heuristics.malleable.cluster_scheduler import ClusterScheduler
 from hybridsched.malleable.billing import HOUR, hour_cost
 from hybridsched.malleable.candidates import Candidate, is_good
 from hybridsched.malleable.instance import Instance, Resource

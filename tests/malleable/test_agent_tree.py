@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hybridsched.heuristics.agent_tree import (
+from hybridsched.heuristics.malleable.agent_tree import (
     aggregate,
     choose,
     compile_tree,

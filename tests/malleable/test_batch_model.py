@@ -22,10 +22,10 @@ from hybridsched.malleable.checker import check, evaluate
 from hybridsched.malleable.instance import Instance, Resource, ResourceType
 from hybridsched.malleable.solution import from_pieces
 from hybridsched.malleable.speedup import minutes_needed, rate
-from hybridsched.models.malleable_batch import OBJECTIVES, solve
-from hybridsched.models.malleable_batch_build import build, extract
-from hybridsched.models.malleable_batch_greedy import realise
-from hybridsched.models.malleable_batch_grid import job_options
+from hybridsched.models.malleable.batch_greedy import realise
+from hybridsched.models.malleable.batch_grid import job_options
+from hybridsched.models.malleable.milp_batch import OBJECTIVES, solve
+from hybridsched.models.malleable.milp_batch_build import build, extract
 from hybridsched.result import Status
 
 TOL = 1e-6

@@ -15,13 +15,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from hybridsched.heuristics.malleable.simulation import simulate
 from hybridsched.malleable import billing
 from hybridsched.malleable.billing import POLICY_WEIGHTS
 from hybridsched.malleable.checker import check, costs, evaluate, job_work
 from hybridsched.malleable.instance import Instance, Resource, ResourceType
 from hybridsched.malleable.solution import Solution, from_pieces
 from hybridsched.malleable.speedup import minutes_needed, minutes_needed_array, rate
-from hybridsched.sim.malleable import simulate
 
 DED = Resource("ded", ResourceType.DEDICATED, 4)
 ALLOC = Resource("alloc", ResourceType.ALLOCATED, 2, price=1.5)

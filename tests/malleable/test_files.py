@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 from hybridsched.errors import InputError
+from hybridsched.heuristics.malleable import simulation as online
 from hybridsched.malleable import checker, files, generator, tree_config
 from hybridsched.malleable.instance import Instance
-from hybridsched.sim import malleable as online
 
 ROOT = Path(__file__).resolve().parents[2]
 PAPER = ROOT / "examples" / "trees" / "paper.toml"

@@ -24,7 +24,7 @@ from hybridsched.errors import InputError  # noqa: E402
 from hybridsched.malleable.checker import check, evaluate  # noqa: E402
 from hybridsched.malleable.generator import batch_platform, generate, tiny_instance  # noqa: E402
 from hybridsched.malleable.instance import Resource, ResourceType  # noqa: E402
-from hybridsched.models import malleable_cpsat_build  # noqa: E402
+from hybridsched.models.malleable import cpsat_build  # noqa: E402
 from hybridsched.registry import check_options  # noqa: E402
 from hybridsched.result import Status  # noqa: E402
 from tests.malleable.test_malleable_problem import brute_force, make  # noqa: E402
@@ -84,7 +84,7 @@ def test_cpsat_agrees_with_the_brute_force(jobs, kind, cpus, objective) -> None:
 
 def test_amdahl_rates_give_a_bound_only() -> None:
     instance = make([(3.0, 0, 2, 1.0, 0.3)], (Resource("c", ResourceType.DEDICATED, 2),))
-    work, _, exact = malleable_cpsat_build.scalings(instance)
+    work, _, exact = cpsat_build.scalings(instance)
     assert not exact and not work.exact
     result = cpsat(instance, time_limit=5)
     assert check(instance, result.solution) == []

@@ -26,7 +26,7 @@ from hybridsched.malleable.checker import check, evaluate
 from hybridsched.malleable.instance import Instance, Resource, ResourceType
 from hybridsched.malleable.solution import from_pieces
 from hybridsched.malleable.speedup import rate
-from hybridsched.models import malleable_batch
+from hybridsched.models.malleable import milp_batch
 from hybridsched.result import Status
 
 TOL = 1e-6
@@ -46,7 +46,7 @@ def test_two_jobs_sharing_a_cluster_beat_the_rigid_model() -> None:
     cluster = Resource("c", ResourceType.DEDICATED, 2)
     # Size 3 each: alone on 2 CPUs in 2 minutes, on 1 CPU in 3 minutes; deadline 3.
     instance = make([(3, 0, 3, 0, 0), (3, 0, 3, 0, 0)], (cluster,))
-    rigid = malleable_batch.solve(instance, "penalised_a")
+    rigid = milp_batch.solve(instance, "penalised_a")
     assert rigid.objective == pytest.approx(POLICY_WEIGHTS["A"][0])  # one job a minute late
     shared = from_pieces(2, [0, 0], [(0, 0, 3, 0, 1), (1, 0, 3, 1, 1)])
     assert check(instance, shared) == []

@@ -9,14 +9,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hybridsched.heuristics.cloud_scheduler import CloudScheduler
-from hybridsched.heuristics.cluster_scheduler import ClusterScheduler
+from hybridsched.heuristics.malleable.cloud_scheduler import CloudScheduler
+from hybridsched.heuristics.malleable.cluster_scheduler import ClusterScheduler
+from hybridsched.heuristics.malleable.simulation import simulate
 from hybridsched.malleable.checker import check, evaluate
 from hybridsched.malleable.generator import generate
 from hybridsched.malleable.instance import Instance, Resource, ResourceType
 from hybridsched.malleable.tree_config import load_platform
-from hybridsched.models.malleable_select import select_by_milp
-from hybridsched.sim.malleable import simulate
+from hybridsched.models.malleable.milp_select import select_by_milp
 
 TREES = Path(__file__).parents[2] / "examples" / "trees"
 

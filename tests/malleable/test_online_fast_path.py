@@ -14,15 +14,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hybridsched.heuristics.agent_tree import compile_agent_tree, compile_tree
-from hybridsched.heuristics.cloud_scheduler import CloudScheduler
-from hybridsched.heuristics.cluster_scheduler import ClusterScheduler
+from hybridsched.heuristics.malleable.agent_tree import compile_agent_tree, compile_tree
+from hybridsched.heuristics.malleable.cloud_scheduler import CloudScheduler
+from hybridsched.heuristics.malleable.cluster_scheduler import ClusterScheduler
+from hybridsched.heuristics.malleable.simulation import simulate
 from hybridsched.malleable.checker import check
 from hybridsched.malleable.generator import generate
 from hybridsched.malleable.instance import Resource, ResourceType
 from hybridsched.malleable.tree import build_tree, default_tree, star_tree, to_digraph
 from hybridsched.malleable.tree_config import load_platform
-from hybridsched.sim.malleable import simulate
 
 from .reference_leaves import ReferenceCloud, reference_cluster_candidates
 

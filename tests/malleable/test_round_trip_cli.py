@@ -128,8 +128,8 @@ def test_a_platform_of_a_million_processors_is_checked_by_ranges(tmp_path: Path,
     (2 x 10^8 rows); by ranges, a few hundred rows. The peak is measured with
     tracemalloc (numpy reports its buffers to it), not with a clock.
     """
+    from hybridsched.heuristics.malleable import simulation as online
     from hybridsched.malleable import checker, files
-    from hybridsched.sim import malleable as online
     from hybridsched.storage import load_instance
 
     tree = huge_platform(tmp_path)
@@ -160,8 +160,8 @@ def test_generated_files_round_trip_through_json(jobs: int, mix: str, seed: int,
                                                  fraction: float, scheduler: str,
                                                  policy: str) -> None:
     """The same property without the command line: more draws, in process."""
+    from hybridsched.heuristics.malleable import simulation as online
     from hybridsched.malleable import checker, files, generator
-    from hybridsched.sim import malleable as online
 
     instance = generator.generate(jobs, mix, seed, serial_fraction=fraction)
     text = json.dumps(files.instance_to_dict(instance))

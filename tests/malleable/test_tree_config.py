@@ -13,7 +13,7 @@ import networkx as nx
 import pytest
 
 from hybridsched.errors import InputError
-from hybridsched.heuristics.agent_tree import compile_tree
+from hybridsched.heuristics.malleable.agent_tree import compile_tree
 from hybridsched.malleable import files, generator
 from hybridsched.malleable.instance import ResourceType
 from hybridsched.malleable.tree import to_digraph

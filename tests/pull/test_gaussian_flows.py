@@ -1,6 +1,6 @@
 """The Gaussian's bounded series against the pairwise path, and the same choices (issue 21).
 
-:func:`~hybridsched.heuristics.promethee.bounded_sums` must be within its
+:func:`~hybridsched.heuristics.pull.promethee.bounded_sums` must be within its
 stated ``error`` of the pairwise path's sums on any data, give that path's
 own floats for the rows asked, and the scheduler built on it must choose as
 the pairwise flows do: on single decisions and on whole simulations.
@@ -15,17 +15,22 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hybridsched.heuristics import pull_promethee
-from hybridsched.heuristics.promethee import BoundedSums, Criterion, bounded_sums, criterion_sums
-from hybridsched.heuristics.promethee_gaussian import (
+from hybridsched.heuristics.pull import policies
+from hybridsched.heuristics.pull.policies import PrometheeScheduler, strategy
+from hybridsched.heuristics.pull.promethee import (
+    BoundedSums,
+    Criterion,
+    bounded_sums,
+    criterion_sums,
+)
+from hybridsched.heuristics.pull.promethee_gaussian import (
     MAX_TERMS,
     series_sums,
     truncation_bound,
 )
-from hybridsched.heuristics.pull_promethee import PrometheeScheduler, strategy
+from hybridsched.heuristics.pull.simulation import simulate
 from hybridsched.pull import check
 from hybridsched.pull.generator import generate
-from hybridsched.sim.pull import simulate
 
 
 def assert_within_bound(column: np.ndarray, c: Criterion) -> BoundedSums:
@@ -154,7 +159,7 @@ def test_near_ties_are_settled_by_the_pairwise_floats(monkeypatch) -> None:
             return sums.exact(rows)
         return BoundedSums(sums.given, sums.taken, sums.error, exact)
 
-    monkeypatch.setattr(pull_promethee, "bounded_sums", spied)
+    monkeypatch.setattr(policies, "bounded_sums", spied)
     rng = np.random.default_rng(3)
     for _ in range(20):
         noi = rng.uniform(1e6, 1e7, 900).round()

@@ -32,11 +32,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hybridsched.errors import InputError
-from hybridsched.heuristics.pull_promethee import PrometheeScheduler, strategy
+from hybridsched.heuristics.pull.policies import PrometheeScheduler, strategy
+from hybridsched.heuristics.pull.simulation import candidates_of
 from hybridsched.pull import check
 from hybridsched.pull.solution import CORRECT
 from hybridsched.registry import check_options, run_method
-from hybridsched.sim.pull import candidates_of
 from tests.pull.helpers import tiny
 
 #: Table 1: rows are reputation bands, columns utility bands.

@@ -8,13 +8,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hybridsched.errors import InputError
-from hybridsched.heuristics.promethee import preference
-from hybridsched.heuristics.pull_promethee import (
+from hybridsched.heuristics.pull.policies import (
     Criterion,
     Fcfs,
     PrometheeScheduler,
     strategy,
 )
+from hybridsched.heuristics.pull.promethee import preference
 from hybridsched.pull.reputation import Reputation, eei
 
 

@@ -1,0 +1,1 @@
+"""The ``bot-sites`` family's paper algorithms and baselines."""

@@ -1,0 +1,1 @@
+"""The ``hybrid-deadline`` family's paper algorithms and baselines."""
