@@ -43,7 +43,7 @@ def installed(tmp_path_factory) -> Path:
          str(source)],
         capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    assert (target / "hybridsched_example" / "toy" / "checker.py").exists()
+    assert (target / "hybridsched_example" / "toy_makespan" / "checker.py").exists()
     return target
 
 
@@ -225,3 +225,24 @@ def test_schema_of_the_plugin_family(installed):
     assert {"machines", "tasks"} <= set(schema["properties"])
     assert "machine_of" in json.loads(hybridsched("schema", "toy-makespan", "--solution",
                                                   path=[installed]).stdout)["properties"]
+
+
+def test_the_example_family_has_the_shape_of_ours():
+    """The plug-in is a template: the same files in the same folders as a built-in family."""
+    from tests.test_architecture import FAMILY_FILES
+
+    package = PLUGIN / "hybridsched_example"
+    domain = {p.name for p in (package / "toy_makespan").glob("*.py")}
+    assert domain >= FAMILY_FILES, sorted(FAMILY_FILES - domain)
+    for kind in ("heuristics", "models"):
+        assert list((package / kind / "toy_makespan").glob("[!_]*.py")), kind
+    assert (package / "heuristics" / "bot_sites" / "random_site.py").exists()
+
+
+def test_the_example_generator_is_seeded(installed):
+    code = ("from hybridsched_example.toy_makespan.generator import generate\n"
+            "print(generate(6, 2, seed=3) == generate(6, 2, seed=3), "
+            "generate(6, 2, seed=3) == generate(6, 2, seed=4))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(installed)}, timeout=120)
+    assert done.stdout.split() == ["True", "False"], done.stderr

@@ -21,7 +21,9 @@ Exit codes
     Interrupted (Ctrl-C).
 
 Modules: :mod:`~hybridsched.cli.app` (the typer application and global
-options), :mod:`~hybridsched.cli.inputs` (generate, import-swf, import-etc),
+options), :mod:`~hybridsched.cli.inputs` (import-swf),
+:mod:`~hybridsched.cli.hybrid_deadline` (generate hybrid-deadline),
+:mod:`~hybridsched.cli.bot_sites` (generate bot-sites, import-etc),
 :mod:`~hybridsched.cli.solving` (solve, validate, compare, pareto),
 :mod:`~hybridsched.cli.campaigns` (campaign, report),
 :mod:`~hybridsched.cli.malleable` (generate malleable, simulate malleable, tree),
@@ -52,9 +54,11 @@ from typing import Any
 
 from hybridsched.cli import (  # noqa: F401  (they register commands)
     benchmarking,
+    bot_sites,
     campaigns,
     certifying,
     gang,
+    hybrid_deadline,
     inputs,
     malleable,
     pull,

@@ -103,7 +103,7 @@ def exact(instance: Instance, *, seed: int | None = None,
     or CP-SAT on the interval model (:mod:`hybridsched.models.gang.cpsat`, ``threads``
     search workers); both start from the best heuristic schedule.
     """
-    from hybridsched.gang.family import lower_bound
+    from hybridsched.gang.bounds import lower_bound
 
     budget = TimeBudget(time_limit)
     name, incumbent = best_heuristic(instance)

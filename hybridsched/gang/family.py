@@ -6,11 +6,10 @@ and built from here the first time it is asked for.
 
 from __future__ import annotations
 
-import numpy as np
-
 from hybridsched.family import Family, converters
 from hybridsched.gang import files
-from hybridsched.gang.checker import check, could_finish, evaluate
+from hybridsched.gang.bounds import lower_bound
+from hybridsched.gang.checker import check, evaluate
 from hybridsched.gang.instance import Instance
 
 
@@ -29,15 +28,6 @@ def reference(instance: Instance) -> dict[str, float]:
         if recorded.get(key) is not None:
             found[key] = float(recorded[key])
     return found
-
-
-def lower_bound(instance: Instance) -> float:
-    """Jobs that fewer than ``parallelism`` VMs could ever finish in time are unfinished.
-
-    "In time" is the checker's rule, tolerance included (:func:`could_finish`), so the
-    bound never exceeds the objective of a schedule the checker accepts.
-    """
-    return float(np.sum(could_finish(instance).sum(axis=1) < instance.parallelism))
 
 
 FAMILY = Family(

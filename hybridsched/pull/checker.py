@@ -45,7 +45,7 @@ choose otherwise).
   (the makespan), ``makespan``, ``cost``, ``efficiency`` and counts
   (``completed``, ``tasks_<outcome>``, ``tasks_delayed``, the
   per-DCI metrics below); and its event log, record by record
-  (:mod:`.eventlog`).
+  (:mod:`.event_log`).
 
 Metrics (the paper's section 3.3):
 
@@ -74,7 +74,7 @@ import numpy as np
 from hybridsched.family import Evaluation, wrong_claims
 from hybridsched.io.limits import MAX_PULL_SECONDS
 from hybridsched.pull.behaviour import replay
-from hybridsched.pull.eventlog import log_problems
+from hybridsched.pull.event_log import log_problems
 from hybridsched.pull.instance import Instance
 from hybridsched.pull.solution import (
     CANCELLED,

@@ -227,7 +227,7 @@ _RESULT = {CORRECT: "correct", WRONG: "wrong", NEVER: "none"}
 
 def _log(instance: Instance, records: list[tuple[int, int, float, float, float, int]],
          end: float) -> tuple[dict, ...]:
-    """The event log of a schedule (:mod:`hybridsched.pull.eventlog`'s rules)."""
+    """The event log of a schedule (:mod:`hybridsched.pull.event_log`'s rules)."""
     units, hosts = instance.unit_ids, instance.host_ids
     events = [{"time": float(a), "event": "WKUA", "unit": units[u]}
               for u, a in enumerate(instance.arrival) if a < end]

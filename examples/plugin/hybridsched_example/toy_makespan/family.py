@@ -3,15 +3,9 @@
 from __future__ import annotations
 
 from hybridsched.family import Family, converters
-from hybridsched_example.toy import files
-from hybridsched_example.toy.checker import check, evaluate
-from hybridsched_example.toy.model import Instance
-
-
-def lower_bound(instance: Instance) -> float:
-    """The longest task, or the total work shared evenly, whichever is larger."""
-    return max(max(instance.durations), sum(instance.durations) / instance.machines)
-
+from hybridsched_example.toy_makespan import files
+from hybridsched_example.toy_makespan.bounds import lower_bound
+from hybridsched_example.toy_makespan.checker import check, evaluate
 
 FAMILY = Family(
     name=files.FAMILY,

@@ -2,7 +2,7 @@
 
 ``declare_family`` and ``declare_method`` take ``"module:attribute"`` strings:
 hybridsched lists the family and its methods from here without importing
-the solvers, and imports them when a method runs.
+the algorithms, and imports them when a method runs.
 """
 
 from __future__ import annotations
@@ -10,9 +10,10 @@ from __future__ import annotations
 from hybridsched.catalogue import declare_family
 from hybridsched.registry import declare_method
 
-declare_family("toy-makespan", "hybridsched_example.toy.family:FAMILY",
-               schema="hybridsched_example.toy.files")
-declare_method("toy-makespan", "lpt", "hybridsched_example.toy.solvers:lpt",
+declare_family("toy-makespan", "hybridsched_example.toy_makespan.family:FAMILY",
+               schema="hybridsched_example.toy_makespan.schema")
+declare_method("toy-makespan", "lpt", "hybridsched_example.toy_makespan.adapters:lpt",
                description="Longest processing time first on the least-loaded machine")
-declare_method("toy-makespan", "enumerate", "hybridsched_example.toy.solvers:enumerate_all",
+declare_method("toy-makespan", "enumerate",
+               "hybridsched_example.toy_makespan.adapters:enumerate_method",
                exact=True, description="Every placement tried (at most 12 tasks)")

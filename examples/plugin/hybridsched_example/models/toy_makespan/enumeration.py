@@ -1,36 +1,23 @@
-"""Two methods for ``toy-makespan``: LPT (a heuristic) and enumeration (exact, tiny only)."""
+"""The exact method of ``toy-makespan``: every placement tried (tiny instances only)."""
 
 from __future__ import annotations
 
-import heapq
 import itertools
 import time
 
 from hybridsched.errors import InputError
 from hybridsched.result import Result, Status
-from hybridsched_example.toy.checker import makespan
-from hybridsched_example.toy.family import lower_bound
-from hybridsched_example.toy.model import Instance, Schedule
+from hybridsched_example.heuristics.toy_makespan.lpt import lpt
+from hybridsched_example.toy_makespan.bounds import lower_bound
+from hybridsched_example.toy_makespan.checker import makespan
+from hybridsched_example.toy_makespan.instance import Instance
+from hybridsched_example.toy_makespan.solution import Schedule
 
 #: Enumeration is refused above this many tasks (machines ** tasks schedules).
 MAX_ENUMERATED_TASKS = 12
 
 
-def lpt(instance: Instance, *, seed: int | None = None, time_limit: float | None = None
-        ) -> Schedule:
-    """Longest processing time first, each task on the least-loaded machine (ties: lowest)."""
-    order = sorted(range(len(instance.durations)), key=lambda t: -instance.durations[t])
-    heap = [(0.0, m) for m in range(instance.machines)]
-    machine_of = [0] * len(order)
-    for task in order:
-        load, machine = heapq.heappop(heap)
-        machine_of[task] = machine
-        heapq.heappush(heap, (load + instance.durations[task], machine))
-    return Schedule(tuple(machine_of))
-
-
-def enumerate_all(instance: Instance, *, seed: int | None = None,
-                  time_limit: float | None = None) -> Result:
+def enumerate_all(instance: Instance, time_limit: float | None = None) -> Result:
     """Try every placement (first task on machine 0: machines are identical).
 
     ``optimal`` when every placement was tried, ``time_limit`` with the

@@ -1,63 +1,15 @@
-"""JSON documents of ``toy-makespan``, validated by pydantic models.
-
-An instance::
-
-    {"format": "hybridsched-instance", "family": "toy-makespan", "name": "four",
-     "machines": 2, "tasks": [{"id": "a", "duration": 3}, ...],
-     "reference": {"optimum": 5}}
-
-A solution: ``{"format": "hybridsched-solution", "family": "toy-makespan",
-"machine_of": {"a": 0, ...}, "makespan": 5}``.
-"""
+"""Documents <-> instances and schedules of ``toy-makespan``: one-line errors naming the field."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
-
-from pydantic import BaseModel, Field
+from typing import Any
 
 from hybridsched.errors import InputError
-from hybridsched.io.documents import (
-    InstanceHeader,
-    ReferenceBase,
-    SolutionHeader,
-    first_duplicate,
-    integer,
-    number,
-)
+from hybridsched.io.documents import first_duplicate
 from hybridsched.io.jsonio import parse_model
-from hybridsched_example.toy.model import Instance, Schedule
-
-FAMILY = "toy-makespan"
-
-
-class TaskDoc(BaseModel):
-    """One task: its id and duration."""
-
-    id: str = Field(min_length=1)
-    duration: number(ge=0, le=1e12)  # type: ignore[valid-type]
-
-
-class ReferenceDoc(ReferenceBase):
-    """Recorded values: the proven optimal makespan."""
-
-    optimum: number(ge=0) | None = None  # type: ignore[valid-type]
-
-
-class InstanceDoc(InstanceHeader):
-    """An instance file."""
-
-    family: Literal["toy-makespan"]
-    machines: integer(1, 1000)  # type: ignore[valid-type]
-    tasks: list[TaskDoc] = Field(min_length=1, max_length=10_000)
-    reference: ReferenceDoc | None = None
-
-
-class SolutionDoc(SolutionHeader):
-    """A solution file: the machine of each task, by task id."""
-
-    family: Literal["toy-makespan"]
-    machine_of: dict[str, int]
+from hybridsched_example.toy_makespan.instance import Instance
+from hybridsched_example.toy_makespan.schema import FAMILY, InstanceDoc, SolutionDoc
+from hybridsched_example.toy_makespan.solution import Schedule
 
 
 def instance_from_dict(document: Any, source: str = "<instance>") -> Instance:
@@ -101,7 +53,7 @@ def solution_to_dict(schedule: Schedule, instance: Instance, **summary: Any) -> 
 
     The makespan is stated, so that the checker can compare it with its own.
     """
-    from hybridsched_example.toy.checker import makespan
+    from hybridsched_example.toy_makespan.checker import makespan
 
     return {"format": "hybridsched-solution", "version": 1, "family": FAMILY,
             "instance": instance.name, **summary, "makespan": makespan(instance, schedule),

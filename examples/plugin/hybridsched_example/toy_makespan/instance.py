@@ -1,4 +1,4 @@
-"""Instances and schedules of ``toy-makespan`` (frozen, plain Python)."""
+"""Instances of ``toy-makespan`` (frozen, plain Python)."""
 
 from __future__ import annotations
 
@@ -14,11 +14,3 @@ class Instance:
     durations: tuple[float, ...]
     task_ids: tuple[str, ...]
     reference: dict[str, float] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class Schedule:
-    """The machine of each task (tasks on one machine run back to back)."""
-
-    machine_of: tuple[int, ...]
-    stated_makespan: float | None = None

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from hybridsched.family import Evaluation, wrong_claims
-from hybridsched_example.toy.model import Instance, Schedule
+from hybridsched_example.toy_makespan.instance import Instance
+from hybridsched_example.toy_makespan.solution import Schedule
 
 
 def loads(instance: Instance, schedule: Schedule) -> list[float]:

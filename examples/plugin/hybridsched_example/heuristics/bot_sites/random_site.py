@@ -1,10 +1,9 @@
-"""The method ``random-site`` for the built-in ``bot-sites`` family (an entry point).
+"""``random-site``, a heuristic for the built-in ``bot-sites`` family.
 
-Imported by hybridsched the first time the ``bot-sites`` family is asked for.
-``@register_method`` is the simplest way to add a method: the callable takes
-the instance and the keywords ``seed`` and ``time_limit`` (plus its own
-options, with defaults) and returns a solution of the family, which the
-registry then checks with the family's checker.
+A method is a callable taking the instance and the keywords ``seed`` and
+``time_limit`` (plus its own options, with defaults) and returning a solution
+of the family. :func:`check_options` refuses a bad option before anything runs
+(one line, exit 2). Registered by :mod:`hybridsched_example.bot_sites.methods`.
 """
 
 from __future__ import annotations
@@ -12,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 from hybridsched.errors import InputError, MethodFailedError
-from hybridsched.registry import register_method
 
 #: Processors drawn per task when the ``tries`` option is not given.
 DEFAULT_TRIES = 2
@@ -25,9 +23,6 @@ def check_options(options: dict[str, Any]) -> None:
         raise InputError(f"option --tries: must be an integer >= 1, got {tries!r}")
 
 
-@register_method("bot-sites", "random-site", check_options=check_options,
-                 description="Each task on the earliest-finishing of `tries` random "
-                             "processors (seeded)")
 def random_site(instance: Any, *, seed: int | None = None, time_limit: float | None = None,
                 tries: int = DEFAULT_TRIES) -> Any:
     """Place the tasks BoT by BoT (DAG order), each on the best of ``tries`` random processors.

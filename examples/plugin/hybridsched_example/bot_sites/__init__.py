@@ -1,0 +1,1 @@
+"""What this package adds to the built-in ``bot-sites`` family."""

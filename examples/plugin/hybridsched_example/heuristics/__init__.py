@@ -1,0 +1,1 @@
+"""The package's heuristics, one folder per family (as hybridsched's)."""

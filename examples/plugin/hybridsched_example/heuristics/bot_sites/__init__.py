@@ -1,0 +1,1 @@
+"""Heuristics for the built-in ``bot-sites`` family."""

@@ -1,0 +1,1 @@
+"""Heuristics of ``toy-makespan``."""

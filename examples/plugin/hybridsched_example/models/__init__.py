@@ -1,0 +1,1 @@
+"""The package's exact methods, one folder per family (as hybridsched's)."""

@@ -1,0 +1,1 @@
+"""Exact methods of ``toy-makespan``."""
