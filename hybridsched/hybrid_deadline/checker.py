@@ -1,8 +1,11 @@
 """Independent checker for hybrid-deadline schedules.
 
-It shares no code with the heuristics or the exact model: it rebuilds every
-core's timeline from the solution's own start/finish times, and recomputes
-lease hours, rent cost and all metrics from them.
+It shares no code with the heuristics or the exact models: it rebuilds every
+core's real timeline from the stated starts and the tasks' work (never from
+the stated finishes, which are claims), in exact arithmetic where binary64
+cannot decide (:mod:`hybridsched.hybrid_deadline.timeline`, the family's one
+definition of feasibility), and recomputes lease hours, rent cost and every
+metric from the real ends.
 """
 
 from __future__ import annotations
@@ -14,14 +17,20 @@ import numpy as np
 from hybridsched.family import Evaluation, wrong_claims
 from hybridsched.hybrid_deadline.instance import TIME_TOL, Instance
 from hybridsched.hybrid_deadline.solution import Solution
+from hybridsched.hybrid_deadline.timeline import Timeline, timeline
 
+#: Most violations listed.
+MAX_LISTED = 50
 #: Linear PM power model of the paper (after Baliga et al.): watts idle / full.
 IDLE_WATTS = 70.0
 FULL_WATTS = 110.0
 
 
 def billed_hours(lease: float) -> int:
-    """Started hours of a lease of ``lease`` hours (per-hour billing from time 0)."""
+    """Started hours of a lease of ``lease`` hours, in binary64 (an estimate for heuristics).
+
+    The checker bills the exact real ends (:func:`vm_billed_hours`).
+    """
     return int(math.ceil(lease - TIME_TOL)) if lease > TIME_TOL else 0
 
 
@@ -50,51 +59,49 @@ def check(instance: Instance, solution: Solution) -> list[str]:
     for j, t in enumerate(solution.vm_types):
         if not 0 <= t < len(instance.vm_types):
             problems.append(f"VM {j} has unknown type index {t}")
-    if instance.max_vms is not None and len(solution.vm_types) > instance.max_vms:
-        problems.append(f"{len(solution.vm_types)} VMs rented, limit is {instance.max_vms}")
-
-    timelines: dict[tuple[int, int], list[tuple[float, float, int]]] = {}
+    placed = not problems
     for i in range(n):
         tid = instance.task_ids[i]
         m, c = int(solution.machine[i]), int(solution.core[i])
         shape = _machine_shape(instance, solution, m)
         if shape is None:
             problems.append(f"task {tid}: machine {m} does not exist")
+            placed = False
             continue
-        cores, capacity = shape
-        if not 0 <= c < cores:
+        if not 0 <= c < shape[0]:
             problems.append(f"task {tid}: core {c} does not exist on machine {m}")
+            placed = False
             continue
-        s, f = float(solution.start[i]), float(solution.finish[i])
-        if not (math.isfinite(s) and math.isfinite(f)):
+        if not (math.isfinite(solution.start[i]) and math.isfinite(solution.finish[i])):
             problems.append(f"task {tid}: start/finish not finite")
-            continue
-        if s < -TIME_TOL:
-            problems.append(f"task {tid}: starts at {s} < 0")
-        run = instance.work[i] / capacity
-        if abs(f - (s + run)) > TIME_TOL * max(1.0, f):
-            problems.append(f"task {tid}: finish {f} != start {s} + run time {run}")
-        if f > instance.deadline[i] + TIME_TOL:
-            problems.append(
-                f"task {tid}: finishes at {f}, after its deadline {instance.deadline[i]}"
-            )
-        timelines.setdefault((m, c), []).append((s, f, i))
-
-    for (m, c), spans in timelines.items():
-        spans.sort()
-        for (_s0, f0, i0), (s1, _f1, i1) in zip(spans, spans[1:], strict=False):
-            if s1 < f0 - TIME_TOL:
-                problems.append(
-                    f"tasks {instance.task_ids[i0]} and {instance.task_ids[i1]} overlap "
-                    f"on machine {m} core {c}"
-                )
-    if problems:
+            placed = False
+    if not placed:
         return problems
+    if instance.max_vms is not None and len(solution.vm_types) > instance.max_vms:
+        problems.append(f"{len(solution.vm_types)} VMs rented, limit is {instance.max_vms}")
+    real = timeline(instance, solution)
+    ids = instance.task_ids
+    for i in np.flatnonzero(real.negative):
+        problems.append(f"task {ids[i]}: starts at {solution.start[i]} < 0")
+    for i in np.flatnonzero(real.wrong_finish):
+        problems.append(f"task {ids[i]}: finish {solution.finish[i]} != real end {real.end[i]} "
+                        f"(start {solution.start[i]} + run time, or the end of the task "
+                        "before it on the core)")
+    for i in np.flatnonzero(real.late):
+        problems.append(f"task {ids[i]}: really ends at {real.end[i]}, after its deadline "
+                        f"{instance.deadline[i]}")
+    for i0, i1 in real.overlaps:
+        problems.append(f"tasks {ids[i0]} and {ids[i1]} overlap on machine "
+                        f"{solution.machine[i1]} core {solution.core[i1]}: {ids[i1]} starts "
+                        f"at {solution.start[i1]}, {ids[i0]} really ends at {real.end[i0]}")
+    if problems:
+        return problems[:MAX_LISTED] + ([f"... and {len(problems) - MAX_LISTED} more"]
+                                        if len(problems) > MAX_LISTED else [])
 
-    return problems + _claim_problems(instance, solution)
+    return problems + _claim_problems(instance, solution, real)
 
 
-def _claim_problems(instance: Instance, solution: Solution) -> list[str]:
+def _claim_problems(instance: Instance, solution: Solution, real: Timeline) -> list[str]:
     """Every claim the solution states (lease hours per VM, cost, makespan) that is wrong.
 
     Each claim present is checked on its own: a VM without a lease claim does
@@ -102,7 +109,7 @@ def _claim_problems(instance: Instance, solution: Solution) -> list[str]:
     recomputed values by the shared rule :func:`~hybridsched.family.wrong_claims`.
     """
     problems: list[str] = []
-    leases = vm_billed_hours(instance, solution)
+    leases = real.vm_hours
     claimed = solution.reported_lease_hours
     if claimed is not None:
         if len(claimed) != len(leases):
@@ -112,25 +119,23 @@ def _claim_problems(instance: Instance, solution: Solution) -> list[str]:
                 if got is not None and got != want:
                     problems.append(f"VM {j}: reported {got} lease hours, schedule needs {want}")
     return problems + wrong_claims((
-        ("cost", solution.reported_cost, rent_cost(instance, solution)),
+        ("cost", solution.reported_cost, _cost(instance, solution, leases)),
         ("makespan", solution.reported_makespan,
-         float(solution.finish.max()) if instance.n_tasks else 0.0),
+         float(real.end.max()) if instance.n_tasks else 0.0),
     ))
-    return problems
 
 
 def vm_billed_hours(instance: Instance, solution: Solution) -> list[int]:
-    """Billed hours of each rented VM: started hours up to its last finish."""
-    n_pm = len(instance.pms)
-    last = np.zeros(len(solution.vm_types))
-    on_vm = solution.machine >= n_pm
-    np.maximum.at(last, solution.machine[on_vm] - n_pm, solution.finish[on_vm])
-    return [billed_hours(x) for x in last]
+    """Billed hours of each rented VM: started hours up to its latest real end."""
+    return timeline(instance, solution).vm_hours
 
 
 def rent_cost(instance: Instance, solution: Solution) -> float:
     """Total rent cost: price times billed hours, summed over rented VMs."""
-    hours = vm_billed_hours(instance, solution)
+    return _cost(instance, solution, vm_billed_hours(instance, solution))
+
+
+def _cost(instance: Instance, solution: Solution, hours: list[int]) -> float:
     return float(sum(instance.vm_types[t].price * h
                      for t, h in zip(solution.vm_types, hours, strict=True)))
 
@@ -164,16 +169,20 @@ def evaluate(instance: Instance, solution: Solution) -> Evaluation:
         Counts.
     """
     n_pm = len(instance.pms)
-    duration = solution.finish - solution.start
+    real = timeline(instance, solution)
+    finish = real.end
     on_pm = solution.machine < n_pm
+    capacity = np.array([pm.capacity for pm in instance.pms]
+                        + [instance.vm_types[t].capacity for t in solution.vm_types])
+    duration = instance.work / capacity[solution.machine] if instance.n_tasks else finish
     pm_busy = np.zeros(n_pm)
     pm_end = np.zeros(n_pm)
     np.add.at(pm_busy, solution.machine[on_pm], duration[on_pm])
-    np.maximum.at(pm_end, solution.machine[on_pm], solution.finish[on_pm])
+    np.maximum.at(pm_end, solution.machine[on_pm], finish[on_pm])
     pm_cores = instance.pm_cores.astype(float) if n_pm else np.zeros(0)
     pm_avail = float(np.sum(pm_end * pm_cores))
 
-    hours = vm_billed_hours(instance, solution)
+    hours = real.vm_hours
     vm_busy = float(duration[~on_pm].sum())
     vm_avail = float(sum(instance.vm_types[t].cores * h
                          for t, h in zip(solution.vm_types, hours, strict=True)))
@@ -182,14 +191,14 @@ def evaluate(instance: Instance, solution: Solution) -> Evaluation:
                           + (FULL_WATTS - IDLE_WATTS) * pm_busy[used] / pm_cores[used]))
     total_work = float(instance.work.sum())
     local_load = float(instance.work[on_pm].sum())
-    cost = rent_cost(instance, solution)
+    cost = _cost(instance, solution, hours)
     ends = np.zeros(n_pm + len(solution.vm_types))
-    np.maximum.at(ends, solution.machine, solution.finish)
+    np.maximum.at(ends, solution.machine, finish)
     used_ends = ends[ends > 0]
     metrics = {
         "cost": cost,
-        "makespan": float(solution.finish.max()) if instance.n_tasks else 0.0,
-        "mean_finish": float(solution.finish.mean()) if instance.n_tasks else 0.0,
+        "makespan": float(finish.max()) if instance.n_tasks else 0.0,
+        "mean_finish": float(finish.mean()) if instance.n_tasks else 0.0,
         "mean_machine_makespan": float(used_ends.mean()) if len(used_ends) else 0.0,
         "local_load": local_load,
         "local_load_share": local_load / total_work if total_work else 0.0,

@@ -192,3 +192,27 @@ def tiny_instance(seed: int) -> Instance:
         provenance={"generator": "hybridsched.hybrid_deadline.generator.tiny_instance",
                     "seed": seed},
     )
+
+
+def chain_instance(n: int, excess: str = "0") -> Instance:
+    """``n`` equal tasks that together fill one PM core exactly to the tolerance, plus ``excess``.
+
+    One PM with one 1 GHz core, a 1-core 1 GHz VM type at $1/h, deadlines of
+    1 h; each task's work is the decimal ``(1 h + TIME_TOL + excess) / n``
+    rounded up to 12 places (``excess``: a decimal text, e.g. ``"1e-12"`` or
+    ``"-1e-12"``; 12 places keep the data exact for the CP-SAT model). The optimum is $0 when the works add up to at most
+    ``1 + TIME_TOL`` GHz-hours exactly (all on the PM core), else $1 (one task
+    on one VM-hour). These are the adversarial instances of the certify
+    benchmark: a checker whose tolerance added up along the core would accept
+    a $0 schedule above that line.
+    """
+    from fractions import Fraction
+
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise InputError(f"n: must be a positive integer, got {n!r}")
+    total = Fraction(1) + Fraction(1, 10**9) + Fraction(excess)
+    work = -(-total * 10**12 // n) / Fraction(10**12)  # ceiling to 12 places
+    return Instance(name=f"chain-{n}-{excess}", task_ids=tuple(f"t{i}" for i in range(n)),
+                    task_job=tuple(f"t{i}" for i in range(n)),
+                    work=np.full(n, float(work)), deadline=np.full(n, 1.0),
+                    pms=(PM("pm0", 1, 1.0),), vm_types=(VMType("vm", 1, 1.0, 1.0),))

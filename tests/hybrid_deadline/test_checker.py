@@ -42,7 +42,7 @@ def test_valid_schedule_and_its_metrics(instance):
     [
         (schedule([0, 0, 1], [0, 0, 0], [0, 0.5, 0], [1, 1.5, 1.5], vms=[0]), "overlap"),
         (schedule([0, 0, 1], [0, 0, 0], [0, 1, 1], [1, 2, 2.5], vms=[0]), "after its deadline"),
-        (schedule([0, 0, 1], [0, 0, 0], [0, 1, 0], [1, 2, 1.0], vms=[0]), "!= start"),
+        (schedule([0, 0, 1], [0, 0, 0], [0, 1, 0], [1, 2, 1.0], vms=[0]), "!= real end"),
         (schedule([0, 0, 1], [0, 0, 5], [0, 1, 0], [1, 2, 1.5], vms=[0]), "core 5 does not"),
         (schedule([0, 0, 2], [0, 0, 0], [0, 1, 0], [1, 2, 1.5], vms=[0]), "machine 2 does not"),
         (schedule([0, 0, 1], [0, 0, 0], [-1, 1, 0], [0, 2, 1.5], vms=[0]), "< 0"),

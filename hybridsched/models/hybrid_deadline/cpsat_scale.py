@@ -1,7 +1,9 @@
 """Integer data of the hybrid-deadline CP-SAT model: scaled work, deadlines and billing.
 
-CP-SAT takes integers only. The checker's rules, for a core of capacity
-``r`` whose tasks run back to back from time 0, are
+CP-SAT takes integers only. The checker's rules
+(:mod:`hybridsched.hybrid_deadline.timeline`: exact arithmetic on the
+decimal numbers of the file), for a core of capacity ``r`` whose tasks run
+back to back from time 0, are
 
 * a task ends at ``(work before it and its own) / r <= D + TIME_TOL``;
 * a VM billed ``H`` hours covers its tasks when every core's last end

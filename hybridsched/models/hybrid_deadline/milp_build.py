@@ -21,14 +21,15 @@ the ceiling of each VM's latest finish). It is linearised here:
   each task on it.
 * Objective: ``sum price[type(s)] * h[s]``.
 
-Soundness (the checker is ground truth): the feasible set contains every
-schedule the checker accepts in which tasks run for their full duration
-without overlapping (tolerances are applied on the same side as the checker),
-so a proof of infeasibility and the dual bound hold for the real problem.
-Reading of the checker: it also tolerates 1e-9 h of overlap between two
-consecutive tasks and of error on each duration; a schedule that accumulates
-those slacks to pack more than ``D + TIME_TOL`` of work before ``D`` is not
-counted as feasible.
+Soundness (the checker is ground truth): the checker judges a schedule by
+its real timeline (:mod:`hybridsched.hybrid_deadline.timeline`): each core's
+tasks back to back from their stated starts, real ends recomputed from the
+work in exact arithmetic, ``TIME_TOL`` granted once per deadline and once
+per hour boundary. By Jackson's rule the EDF order of a core's tasks meets
+every deadline whenever any order does, so the feasible set here (EDF prefix
+sums against ``D + TIME_TOL``, leases against ``H + TIME_TOL``) contains
+every schedule the checker accepts, at a cost no higher; a proof of
+infeasibility and the dual bound hold for the real problem.
 
 Strengthening (none of it removes an optimum):
 
