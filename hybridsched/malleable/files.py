@@ -15,6 +15,8 @@ from hybridsched.malleable.bounds import WEIGHTS
 from hybridsched.malleable.instance import AgentTree, Instance, Resource, ResourceType
 from hybridsched.malleable.limits import check_size, check_time_range
 from hybridsched.malleable.schema import (
+    EVENT_FIELDS,
+    EventDoc,
     InstanceDoc,
     PlatformDoc,
     ReferenceDoc,
@@ -176,10 +178,12 @@ def solution_from_dict(document: Any, instance: Instance, source: str = "<soluti
                        ) -> Solution:
     """Validate a solution document against ``instance``'s job and resource ids.
 
-    Unknown ids, a job placed twice and an ``optimised`` that is not an
-    objective of the family raise :class:`InputError`; scheduling problems
-    (missing jobs, overlaps, work) and the values the file states are left to
-    the checker.
+    Unknown ids, a job placed twice, an ``optimised`` that is not an
+    objective of the family and an event record the simulation could not have
+    written (see :func:`_events`) raise :class:`InputError`; scheduling
+    problems (missing jobs, overlaps, work) and the values the file states,
+    the event log's agreement with the pieces included, are left to the
+    checker.
     """
     doc = parse_model(SolutionDoc, document, source)
     jobs = {j: k for k, j in enumerate(instance.job_ids)}
@@ -206,8 +210,47 @@ def solution_from_dict(document: Any, instance: Instance, source: str = "<soluti
         raise InputError(f"{source}: field optimised: must be one of {', '.join(WEIGHTS)}, "
                          f"got {optimised!r}")
     return Solution(resource, arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3], arr[:, 4],
-                    events=tuple(e.model_dump(exclude_none=True) for e in doc.events or ()),
+                    events=_events(doc.events or [], jobs, resources, source),
                     reported=reported, optimised=optimised)
+
+
+#: The optional fields of an event record, in the order they are checked.
+_EVENT_OPTIONAL = tuple(dict.fromkeys(f for fields in EVENT_FIELDS.values() for f in fields))
+#: The optional fields each kind of record carries, as sets.
+_CARRIES = {kind: frozenset(fields) for kind, fields in EVENT_FIELDS.items()}
+
+
+def _events(events: list[EventDoc], jobs: dict[str, int], resources: dict[str, int],
+            source: str) -> tuple[dict[str, Any], ...]:
+    """The event log's records as the simulation writes them.
+
+    Each record names a job of the instance and has exactly the fields of its
+    kind (:data:`~hybridsched.malleable.schema.EVENT_FIELDS`), a ``resource``
+    being a resource id of the instance; otherwise a one-line
+    :class:`InputError` names the record and the field. (The field types are
+    the schema's.)
+    """
+    log = []
+    for k, event in enumerate(events):
+        record = event.model_dump(exclude_none=True)
+        if event.job not in jobs:
+            raise InputError(f"{source}: field events.{k}.job: unknown job {event.job!r}")
+        carries = _CARRIES[event.event]
+        if len(record) != len(carries) + 3 or not carries.issubset(record):
+            kind = event.event
+            what = f"{'an' if kind[0] in 'ae' else 'a'} {kind} record"
+            fields = ", ".join(EVENT_FIELDS[kind]) or "nothing besides time, event and job"
+            for name in _EVENT_OPTIONAL:
+                where = f"{source}: field events.{k}.{name}"
+                if name in carries and name not in record:
+                    raise InputError(f"{where}: Field required ({what} carries {fields})")
+                if name in record and name not in carries:
+                    raise InputError(f"{where}: {what} has no {name} (it carries {fields})")
+        if event.resource is not None and event.resource not in resources:
+            raise InputError(f"{source}: field events.{k}.resource: unknown resource "
+                             f"{event.resource!r}")
+        log.append(record)
+    return tuple(log)
 
 
 def solution_to_dict(solution: Solution, instance: Instance, **summary: Any) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, StrictBool, model_validator
 
 from hybridsched.io.documents import (
     MAX_PROCESSORS,
@@ -173,14 +173,34 @@ class PlacementDoc(Strict):
     pieces: Annotated[list[PieceDoc], Field(min_length=1)]
 
 
+#: Kinds of record of the event log and the fields each carries besides ``time``,
+#: ``event`` and ``job`` (every record has those three): exactly what the simulation's
+#: ``log.record(...)`` calls write (:mod:`hybridsched.heuristics.malleable.simulation`).
+#: ``resource`` is a resource id: where a piece starts or a job ends, the resource a
+#: decision chooses, the cluster that gives a queued job up (``reschedule``); a
+#: decision's ``option``, ``good``, ``cost`` and ``end`` are the chosen candidate's
+#: (:class:`~hybridsched.malleable.candidates.Candidate`); ``until`` is the minute a
+#: waiting job is decided again. A record with a field its kind does not carry, or
+#: without one it carries, is bad input.
+EVENT_FIELDS: dict[str, tuple[str, ...]] = {
+    "arrival": (),
+    "start": ("resource", "end", "cpu", "count"),
+    "end": ("resource",),
+    "decision": ("resource", "option", "good", "cost", "end"),
+    "wait": ("until",),
+    "reschedule": ("resource",),
+}
 #: Event names the simulation writes.
-EVENTS = ("arrival", "start", "end", "decision", "wait", "reschedule")
+EVENTS = tuple(EVENT_FIELDS)
 
 
 class EventDoc(Strict):
     """One record of the event log: the simulation's fields, each with its type.
 
-    Whether the records agree with the schedule is the checker's question
+    Which of the optional fields a record has depends on its ``event``
+    (:data:`EVENT_FIELDS`, checked with the instance's ids when a solution is
+    read, :func:`hybridsched.malleable.files.solution_from_dict`). Whether the
+    records agree with the schedule is the checker's question
     (:mod:`hybridsched.malleable.event_log`); a record that is not one the
     simulation could write is bad input.
     """
@@ -192,9 +212,11 @@ class EventDoc(Strict):
     end: Minute | None = None
     cpu: ProcessorIndex | None = None
     count: ProcessorCount | None = None
-    option: integer(0) | None = None
-    good: bool | None = None
-    cost: Finite | None = None
+    #: 0: a cluster's only schedule or a cloud's deadline one; 1: a cloud's budget one.
+    option: integer(0, 1) | None = None
+    good: StrictBool | None = None
+    #: What the decision adds to the bills: never negative.
+    cost: NonNegative | None = None
     until: Minute | None = None
 
 

@@ -189,6 +189,15 @@ def _last(events: list, kind: str) -> int:
     return max(k for k, e in enumerate(events) if e["event"] == kind)
 
 
+def _other_resources(events: list, instance: Instance) -> bool:
+    """Every decision names the next resource of the instance (a real id, not its own)."""
+    ids = [r.id for r in instance.resources]
+    for e in events:
+        if e["event"] == "decision":
+            e["resource"] = ids[(ids.index(e["resource"]) + 1) % len(ids)]
+    return True
+
+
 MUTATIONS: dict[str, Mutation] = {
     "job missing": job_missing,
     "job placed twice": job_twice,
@@ -221,6 +230,11 @@ MUTATIONS: dict[str, Mutation] = {
                                     and ev.insert(0, ev.pop()) is None),
     "record of an unknown job": _events(lambda ev: ev.append(
         {"time": ev[-1]["time"], "event": "decision", "job": "ghost"}) is None),
+    "decisions naming another resource": lambda doc, instance: _events(
+        lambda ev: _other_resources(ev, instance))(doc, instance),
+    "decision record dropped": _events(lambda ev: ev.pop(_first(ev, "decision")) is not None),
+    "decision without its resource": _events(
+        lambda ev: ev[_last(ev, "decision")].pop("resource") is not None),
 }
 
 
