@@ -21,6 +21,10 @@ from hybridsched.result import Status
 
 cp = require_ortools()
 
+#: Seconds past a limit that only a hang or an ignored limit (or Ctrl-C) reaches: how
+#: close a search stays to its limit depends on the machine and its load (issue 17).
+HANG_S = 60.0
+
 
 def knapsack(items: int = 12) -> tuple[object, list[object]]:
     model = cp.CpModel()
@@ -62,21 +66,35 @@ def test_infeasible_is_proven():
     assert solve_with_cpsat(model).status is Status.INFEASIBLE
 
 
-def test_time_limit_gives_incumbent_and_bound_within_the_limit():
+def test_a_limit_gives_incumbent_and_bound():
+    # Deterministic time: the same search, and the same stop, on every machine (one worker,
+    # a fixed seed); 7.7 units (5 s here) do not close this model.
+    outcome = solve_with_cpsat(hard_model(), parameters={"max_deterministic_time": 0.05})
+    assert outcome.status is Status.TIME_LIMIT and outcome.has_incumbent
+    assert outcome.message == "CP-SAT stopped at the time limit"
+    assert outcome.bound is not None and outcome.bound < outcome.objective
+
+
+def test_time_limit_is_given_to_cp_sat_and_ends_the_search():
     started = time.perf_counter()
     outcome = solve_with_cpsat(hard_model(), time_limit=0.5)
-    assert time.perf_counter() - started < 5.0
-    if outcome.status is Status.TIME_LIMIT and outcome.has_incumbent:
+    assert outcome.solver.parameters.max_time_in_seconds == 0.5
+    assert time.perf_counter() - started < 0.5 + HANG_S  # how close depends on the load
+    # Stopped (or, on a machine many times faster, proven): a sound result either way.
+    assert outcome.status in (Status.TIME_LIMIT, Status.OPTIMAL)
+    if outcome.status is Status.OPTIMAL:
+        assert outcome.bound == outcome.objective
+    elif outcome.has_incumbent:
         assert outcome.bound is not None and outcome.bound <= outcome.objective
-    else:  # a fast machine may close it: then it is a proof
-        assert outcome.status is Status.OPTIMAL
 
 
 def test_budget_shortens_the_limit():
     budget = TimeBudget(0.3)
     started = time.perf_counter()
-    solve_with_cpsat(hard_model(), time_limit=30.0, budget=budget)
-    assert time.perf_counter() - started < 5.0
+    outcome = solve_with_cpsat(hard_model(), time_limit=10 * HANG_S, budget=budget)
+    assert 0 < outcome.solver.parameters.max_time_in_seconds <= 0.3
+    assert time.perf_counter() - started < 0.3 + HANG_S  # not the call's limit (how close
+    # to the budget's depends on the load)
 
 
 def test_ctrl_c_stops_the_search_and_is_never_a_result():
@@ -85,8 +103,10 @@ def test_ctrl_c_stops_the_search_and_is_never_a_result():
         timer.start()
         started = time.perf_counter()
         with pytest.raises(KeyboardInterrupt):
-            solve_with_cpsat(hard_model(120), time_limit=60.0)
-        assert time.perf_counter() - started < 10.0
+            solve_with_cpsat(hard_model(120), time_limit=10 * HANG_S)
+        # Stopped long before its limit (a search that ignored Ctrl-C would run on: this
+        # model is still open after 90 s here); how soon after the signal is up to the load.
+        assert time.perf_counter() - started < HANG_S
 
 
 def test_same_seed_one_worker_same_solution():

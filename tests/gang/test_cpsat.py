@@ -111,11 +111,14 @@ def test_the_same_seed_gives_the_same_schedule() -> None:
 
 
 def test_a_small_time_limit_is_honoured_with_a_valid_bound() -> None:
-    instance = generate(80, seed=1)  # about 2 s to prove
-    result = cpsat_model.solve(instance, 0.2)
+    # A limit that does not depend on the machine: CP-SAT's deterministic time (one worker
+    # and a fixed seed search the same way everywhere). A wall-clock limit (0.2 s) does
+    # not do: this instance is proven in 0.65 s here, so a faster machine proves it.
+    instance = generate(80, seed=1)  # 0.1 units of deterministic time prove it
+    result = cpsat_model.solve(instance, parameters={"max_deterministic_time": 0.05})
     assert result.status is Status.TIME_LIMIT
     assert check(instance, result.solution) == []
-    assert result.bound <= result.objective
+    assert result.bound < result.objective
 
 
 def test_time_limit_zero_returns_the_warm_start() -> None:

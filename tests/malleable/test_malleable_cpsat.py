@@ -24,6 +24,7 @@ from hybridsched.errors import InputError  # noqa: E402
 from hybridsched.malleable.checker import check, evaluate  # noqa: E402
 from hybridsched.malleable.generator import batch_platform, generate, tiny_instance  # noqa: E402
 from hybridsched.malleable.instance import Resource, ResourceType  # noqa: E402
+from hybridsched.models.malleable import cpsat as cpsat_model  # noqa: E402
 from hybridsched.models.malleable import cpsat_build  # noqa: E402
 from hybridsched.registry import check_options  # noqa: E402
 from hybridsched.result import Status  # noqa: E402
@@ -96,8 +97,12 @@ def test_same_seed_same_schedule_and_time_limit_honoured() -> None:
     one, two = cpsat(instance, seed=3), cpsat(instance, seed=3)
     for field in ("job", "start", "end", "cpu", "count"):
         assert np.array_equal(getattr(one.solution, field), getattr(two.solution, field))
+    # A limit that does not depend on the machine: CP-SAT's deterministic time (one worker
+    # and a fixed seed search the same way everywhere); with a wall-clock limit, whether
+    # it binds would be up to the machine's speed.
     hard = generate(6, "small", 3, resources=batch_platform())
-    limited = cpsat(hard, time_limit=1)
+    limited = cpsat_model.solve(hard, "penalised_a",
+                                parameters={"max_deterministic_time": 0.05})
     assert limited.status is Status.TIME_LIMIT
     assert limited.bound <= limited.objective
     assert check(hard, limited.solution) == []

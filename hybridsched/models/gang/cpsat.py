@@ -79,6 +79,7 @@ class _Search:
     bound: float = -math.inf
     stopped: bool = False
     notes: list[str] = field(default_factory=list)
+    parameters: dict[str, Any] = field(default_factory=dict)
 
     def unfinished(self) -> float:
         return rank(self.instance, self.best)[0]
@@ -98,7 +99,7 @@ class _Search:
             parameters = {"num_full_subsolvers": max(2, self.threads // 2), **parameters}
         return solve_with_cpsat(built.model, time_limit=time_limit, budget=self.budget,
                                 threads=self.threads, seed=self.seed,
-                                parameters={**PARAMETERS, **parameters})
+                                parameters={**PARAMETERS, **self.parameters, **parameters})
 
     def solve(self, built: GangCpsat, proves: bool) -> int:
         """Fewest unfinished, then most instructions; returns the jobs the read-back dropped."""
@@ -137,7 +138,8 @@ class _Search:
 
 def solve(instance: Instance, time_limit: float | None = None,
           incumbent: Solution | None = None, cheap_bound: float = 0.0,
-          source: str = "the warm start", *, threads: int = 1, seed: int = 0) -> Result:
+          source: str = "the warm start", *, threads: int = 1, seed: int = 0,
+          parameters: dict[str, Any] | None = None) -> Result:
     """Most jobs finished (then most instructions) with CP-SAT, from ``incumbent``.
 
     Parameters
@@ -155,6 +157,9 @@ def solve(instance: Instance, time_limit: float | None = None,
         How the message names ``incumbent`` when it is the schedule returned.
     threads, seed:
         CP-SAT's search workers and random seed.
+    parameters:
+        Further CP-SAT parameters of every solve (tests and benchmarks: e.g.
+        ``max_deterministic_time``, a limit that does not depend on the machine).
 
     Returns
     -------
@@ -167,7 +172,8 @@ def solve(instance: Instance, time_limit: float | None = None,
     budget = TimeBudget(time_limit)
     incumbent, source = first_incumbent(instance, incumbent, source)
     search = _Search(instance, budget, threads, seed, incumbent, source,
-                     stopped=budget.warm_start_only or budget.expired())
+                     stopped=budget.warm_start_only or budget.expired(),
+                     parameters=dict(parameters or {}))
     if search.unfinished() <= cheap_bound:
         search.notes.append("the warm start meets the family's lower bound")
     elif search.stopped:

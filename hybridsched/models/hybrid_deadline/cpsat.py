@@ -133,7 +133,7 @@ def build(instance: Instance, start: Solution | None = None, *,
 
 def solve(instance: Instance, start: Solution | None = None, *, budget: TimeBudget | None = None,
           time_limit: float | None = None, threads: int = 1, seed: int = 0,
-          verbose: bool = False) -> Result:
+          verbose: bool = False, extra_parameters: dict[str, Any] | None = None) -> Result:
     """Build and solve the CP-SAT model within the budget; claim only what is proven.
 
     Parameters
@@ -151,6 +151,9 @@ def solve(instance: Instance, start: Solution | None = None, *, budget: TimeBudg
         CP-SAT's search workers and random seed (also the local search's seed).
     verbose:
         Print CP-SAT's search log.
+    extra_parameters:
+        Further CP-SAT parameters (tests and benchmarks: e.g.
+        ``max_deterministic_time``, a limit that does not depend on the machine).
     """
     budget = budget or TimeBudget(time_limit)
     if start is not None and check(instance, start):
@@ -177,7 +180,8 @@ def solve(instance: Instance, start: Solution | None = None, *, budget: TimeBudg
         return result(Status.INFEASIBLE, None, None,
                        "infeasible: no core finishes " + ", ".join(built.infeasible) + note)
     outcome = solve_with_cpsat(built.model, budget=budget, threads=threads, seed=seed,
-                               verbose=verbose, parameters=parameters(threads))
+                               verbose=verbose,
+                               parameters={**parameters(threads), **(extra_parameters or {})})
     if outcome.status is Status.INFEASIBLE:
         if start is None:
             return result(Status.INFEASIBLE, None, None,

@@ -22,6 +22,8 @@ above a checked schedule's cost is a numerical failure and is discarded.
 
 from __future__ import annotations
 
+from typing import Any
+
 from hybridsched.budget import BudgetExpired, TimeBudget
 from hybridsched.hybrid_deadline.bounds import infeasible_tasks, lower_bound, round_up_to_cost
 from hybridsched.hybrid_deadline.checker import check, rent_cost
@@ -79,6 +81,7 @@ def solve(
     verbose: bool = False,
     budget: TimeBudget | None = None,
     known_bound: float | None = None,
+    options: dict[str, Any] | None = None,
 ) -> Result:
     """Build, solve and extract, within the time budget; never claim more than is proven.
 
@@ -98,6 +101,9 @@ def solve(
         of 0 returns the warm start without building a model.
     known_bound:
         A lower bound already proven (e.g. by an earlier, shorter solve).
+    options:
+        Further HiGHS options of every solve (tests and benchmarks: e.g.
+        ``mip_max_nodes``, a limit that does not depend on the machine).
 
     Returns
     -------
@@ -113,6 +119,7 @@ def solve(
         return result(Status.INFEASIBLE, None, None, "infeasible: " + ", ".join(unplaceable))
     start = _checked(instance, start)
     bound = max(lower_bound(instance), known_bound or 0.0)
+    highs_options = {**_OPTIONS, **(options or {})}
     prices = [vm.price for vm in instance.vm_types]
     if start is not None and proves_optimal(rent_cost(instance, start), bound):
         return finish(instance, start, bound, False,
@@ -133,7 +140,7 @@ def solve(
                                 f"{translation:.1f} s more)", float(budget.seconds or 0.0))
         outcome: SolveOutcome = solve_with_highs(
             built.model, warm_start=built.warm_start_loaded, verbose=verbose, budget=budget,
-            mip_rel_gap=1e-9, options=_OPTIONS,
+            mip_rel_gap=1e-9, options=highs_options,
         )
     except BudgetExpired as exc:
         kept = ("warm start returned" if start is not None
@@ -163,7 +170,7 @@ def solve(
         try:
             outcome = solve_with_highs(built.model, warm_start=built.warm_start_loaded,
                                        verbose=verbose, budget=budget, mip_rel_gap=1e-9,
-                                       options=_OPTIONS)
+                                       options=highs_options)
         except (BudgetExpired, RuntimeError):
             break
     note = f"; {cuts} no-good cuts against sub-tolerance violations" if cuts else ""

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import time
+from typing import Any
 
 from hybridsched.budget import BudgetExpired, TimeBudget
 from hybridsched.malleable.bounds import lower_bound, weights
@@ -43,8 +44,13 @@ def _value(instance: Instance, solution: Solution, objective: str) -> float:
 
 
 def solve(instance: Instance, objective: str = "penalised_a", time_limit: float | None = None,
-          seed: int | None = 0, threads: int = 1) -> Result:
-    """Run the steps of the module docstring and return a :class:`Result` for ``objective``."""
+          seed: int | None = 0, threads: int = 1,
+          parameters: dict[str, Any] | None = None) -> Result:
+    """Run the steps of the module docstring and return a :class:`Result` for ``objective``.
+
+    ``parameters``: further CP-SAT parameters (tests and benchmarks: e.g.
+    ``max_deterministic_time``, a limit that does not depend on the machine).
+    """
     from hybridsched.models.malleable.milp import incumbent
 
     weights(objective)
@@ -65,7 +71,8 @@ def solve(instance: Instance, objective: str = "penalised_a", time_limit: float 
     elif bound < best_value - TOLERANCE * max(1.0, abs(best_value)):
         try:
             found, model_bound, proven, stopped = _search(instance, objective, best, best_value,
-                                                          budget, seed, threads, notes)
+                                                          budget, seed, threads, notes,
+                                                          parameters)
             bound = max(bound, model_bound)
             if found is not None and _value(instance, found, objective) < best_value - 1e-12:
                 best, best_value = found, _value(instance, found, objective)
@@ -86,7 +93,8 @@ def solve(instance: Instance, objective: str = "penalised_a", time_limit: float 
 
 
 def _search(instance: Instance, objective: str, best: Solution, best_value: float,
-            budget: TimeBudget, seed: int | None, threads: int, notes: list[str]
+            budget: TimeBudget, seed: int | None, threads: int, notes: list[str],
+            parameters: dict[str, Any] | None = None
             ) -> tuple[Solution | None, float, bool, bool]:
     """Build and solve the model: ``(schedule or None, bound, proven, stopped)``."""
     ends = build_module.end_limits(instance, objective, best_value)
@@ -102,7 +110,7 @@ def _search(instance: Instance, objective: str, best: Solution, best_value: floa
     # which CP-SAT's default level leaves to the search (batch-04: proven in ~6 s, against
     # no bound at all in 60 s).
     outcome = solve_with_cpsat(built.model, budget=budget, threads=threads, seed=seed or 0,
-                               parameters={"linearization_level": 2})
+                               parameters={"linearization_level": 2, **(parameters or {})})
     notes.append(f"CP-SAT: {outcome.status.value} in {outcome.seconds:.2f} s")
     found = None
     if outcome.has_incumbent:

@@ -20,6 +20,7 @@ end minus :meth:`~hybridsched.pull.instance.Instance.first_schedule`).
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -56,8 +57,14 @@ def _close(a: float, b: float) -> bool:
 
 
 def solve(instance: Instance, *, backend: str = "highs", time_limit: float | None = None,
-          threads: int = 1, seed: int = 0) -> Result:
-    """The offline optimum of ``instance`` (module docstring)."""
+          threads: int = 1, seed: int = 0,
+          parameters: dict[str, Any] | None = None) -> Result:
+    """The offline optimum of ``instance`` (module docstring).
+
+    ``parameters``: further CP-SAT parameters with ``backend="cpsat"`` (tests and
+    benchmarks: e.g. ``max_deterministic_time``, a limit that does not depend on
+    the machine).
+    """
     budget = TimeBudget(time_limit)
     lower = makespan_lower_bound(instance)
     start = warm_start(instance)
@@ -83,7 +90,7 @@ def solve(instance: Instance, *, backend: str = "highs", time_limit: float | Non
     try:
         if backend == "cpsat":
             proved, objective, bound, plan = _cpsat(offline, budget, best, floor_end,
-                                                    threads, seed)
+                                                    threads, seed, parameters)
         else:
             proved, objective, bound, plan = _milp(offline, budget, floor_end)
     except BudgetExpired:
@@ -127,14 +134,16 @@ def _milp(offline, budget: TimeBudget, floor_end: int):  # noqa: ANN001, ANN202
 
 
 def _cpsat(offline, budget: TimeBudget, best: Solution, floor_end: int,  # noqa: ANN001
-           threads: int, seed: int):  # noqa: ANN202
+           threads: int, seed: int,
+           parameters: dict[str, Any] | None = None):  # noqa: ANN202
     from hybridsched.models.pull import cpsat
     from hybridsched.models.solvers.cpsat import solve_with_cpsat
 
     built = cpsat.build(offline, max(0, floor_end))
     cpsat.add_hint(built, plan_of(offline, best))
     budget.check("building the offline model")
-    out = solve_with_cpsat(built.model, budget=budget, threads=threads, seed=seed)
+    out = solve_with_cpsat(built.model, budget=budget, threads=threads, seed=seed,
+                           parameters=parameters)
     factor = offline.scaling.factor
     plan = cpsat.read(built, out.solver) if out.has_incumbent else None
     objective = None if out.objective is None else out.objective / factor
