@@ -65,6 +65,7 @@ def bench(
     from hybridsched.cli.run_progress import RunProgress
     from hybridsched.experiments.bench import plan_bench, run_bench
     from hybridsched.io.jsonio import dumps_strict
+    from hybridsched.provenance import provenance
 
     campaign = plan_bench(family, tier, methods=names, plugins=plugins,
                           time_limit=time_limit, library=library, output=output)
@@ -76,6 +77,7 @@ def bench(
     records = outcome.leaderboard.to_dict("records")
     if as_json:
         ui.echo(dumps_strict({"family": family, "tier": tier, "leaderboard": records,
+                              "produced_by": provenance(),
                               "references": outcome.references,
                               "files": [str(p) for p in outcome.files]}))
     else:

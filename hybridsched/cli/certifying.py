@@ -48,6 +48,7 @@ def certify(
     """
     from hybridsched.backends import check_backend
     from hybridsched.io.jsonio import dumps_strict
+    from hybridsched.provenance import provenance
 
     extra = method_options(option)
     check_readable(files)
@@ -74,7 +75,8 @@ def certify(
         counts: dict[str, int] = {}
         for item in summaries:
             counts[item["verdict"]] = counts.get(item["verdict"], 0) + 1
-        ui.echo(dumps_strict({"certificates": summaries, "verdicts": counts}))
+        ui.echo(dumps_strict({"certificates": summaries, "verdicts": counts,
+                              "produced_by": provenance()}))
     else:
         _print(summaries)
     for cert in certificates:

@@ -295,7 +295,9 @@ def soft(
         ui.error(str(exc))
         raise typer.Exit(1) from None
     if as_json:
-        ui.echo(dumps_strict(report.to_dict()))
+        from hybridsched.provenance import provenance
+
+        ui.echo(dumps_strict({**report.to_dict(), "produced_by": provenance()}))
         return
     for title, table in report.tables():
         ui.print_frame(title, table)

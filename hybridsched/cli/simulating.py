@@ -120,9 +120,11 @@ def show(title: str, instance: Any, result: Result, as_json: bool,
     up) then ends the command with exit code 1 and one line naming why.
     """
     from hybridsched.io.jsonio import dumps_strict
+    from hybridsched.provenance import provenance
 
     if as_json:
-        ui.echo(dumps_strict({**result.summary(), "instance": instance.name, **(extra or {})}))
+        ui.echo(dumps_strict({**result.summary(), "instance": instance.name, **(extra or {}),
+                              "produced_by": provenance()}))
         _fail_without_schedule(result)
         return
     table = ui.new_table(title, show_header=False)

@@ -87,7 +87,9 @@ def solve(
                                "without a solution).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object (strict "
                                                          "JSON: null for infinite or "
-                                                         "unknown values).")] = False,
+                                                         "unknown values), with the "
+                                                         "versions that made it "
+                                                         "(produced_by).")] = False,
     objective: Objective = None,
     option: MethodOptions = None,
     backend: Backend = None,
@@ -96,9 +98,11 @@ def solve(
 
     Exit code 1 when the instance is infeasible or no solution was found; an
     exact method stopped by its time limit returns its incumbent with the
-    proven bound and gap (exit code 0).
+    proven bound and gap (exit code 0). With --json, the document records
+    what made it under ``produced_by``, as a solution file written with -o does.
     """
     from hybridsched.io.jsonio import dumps_strict
+    from hybridsched.provenance import provenance
     from hybridsched.registry import check_options, check_run_settings, get_method, run_method
     from hybridsched.result import Status
     from hybridsched.storage import load_instance, save_solution
@@ -121,7 +125,7 @@ def solve(
                       optimised=result.metrics.get("optimised"))
         ui.note(f"wrote {output}")
     if as_json:
-        ui.echo(dumps_strict(result.summary()))
+        ui.echo(dumps_strict({**result.summary(), "produced_by": provenance()}))
     else:
         table = ui.new_table(f"{instance_file} - {method}", show_header=False)
         table.add_column("what")
@@ -201,7 +205,9 @@ def compare(
     time_limit: ExactTimeLimit = 60.0,
     seed: Seed = 0,
     as_csv: Annotated[bool, typer.Option("--csv", help="Print CSV.")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON records (strict JSON).")]
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON records (strict JSON), "
+                                                         "each with the versions that made "
+                                                         "it (produced_by).")]
     = False,
     objective: Objective = None,
     workers: Workers = None,
@@ -234,7 +240,12 @@ def compare(
     if as_csv:
         ui.echo(table.to_csv(index=False), end="")
     elif as_json:
-        ui.echo(dumps_strict(records))
+        from hybridsched.provenance import provenance
+
+        # What made the runs, as solution files record it; every record carries it, so
+        # that a row copied into a results table still says (the CSV keeps its columns).
+        made = provenance()
+        ui.echo(dumps_strict([{**row, "produced_by": made} for row in records]))
     else:
         _print_compare(records)
     _end_compare(records, {path.stem: str(path) for path in reversed(files)})
@@ -324,7 +335,9 @@ def pareto(
         report = pareto_report(instance, time_limit=time_limit, max_points=max_points,
                                on_point=on_point)
     if as_json:
-        ui.echo(dumps_strict(report.to_dict()))
+        from hybridsched.provenance import provenance
+
+        ui.echo(dumps_strict({**report.to_dict(), "produced_by": provenance()}))
     else:
         table = ui.new_table(f"Pareto front of {instance.name}"
                              + ("" if report.complete else " (partial: time limit)"))

@@ -228,6 +228,42 @@ def test_compare_json_never_prints_infinity_nor_nan(cli, monkeypatch):
     assert row["gap"] is None and row["bound"] is None and row["runtime_s"] == 0.5
 
 
+def _assert_made_by_this_installation(produced_by):
+    """``produced_by`` names hybridsched's version and the solver libraries' installed ones."""
+    from importlib import metadata
+
+    import hybridsched
+
+    assert produced_by["hybridsched"].split("+")[0] == hybridsched.__version__
+    assert produced_by["highspy"] == metadata.version("highspy")
+    assert produced_by["pyomo"] == metadata.version("pyomo")
+
+
+def test_solve_json_records_the_versions_that_made_it(cli, tmp_path):
+    solution = tmp_path / "s.json"
+    code, out, _ = cli("solve", HD_FILE, "--method", "cdf", "--json", "-o", solution)
+    assert code == 0
+    summary = strict_loads(out)  # still the one document on standard output
+    assert summary["status"] == "feasible"
+    _assert_made_by_this_installation(summary["produced_by"])
+    # The same block as the solution file written with -o.
+    assert summary["produced_by"] == strict_loads(solution.read_text())["produced_by"]
+
+
+def test_compare_json_records_the_versions_that_made_each_row(cli):
+    from hybridsched.experiments.compare import COLUMNS
+
+    code, out, _ = cli("compare", HD_FILE, "--methods", "cdf,ffd", "--json")
+    assert code == 0
+    records = strict_loads(out)
+    assert [r["method"] for r in records] == ["cdf", "ffd"]
+    for record in records:
+        assert set(record) == {*COLUMNS, "produced_by"}
+        _assert_made_by_this_installation(record["produced_by"])
+    code, out, _ = cli("compare", HD_FILE, "--methods", "cdf,ffd", "--csv")
+    assert code == 0 and out.splitlines()[0].split(",") == COLUMNS  # CSV: the columns only
+
+
 def test_pareto_json_is_strict(cli, monkeypatch):
     from hybridsched.models.bot_sites import pareto_report as pareto_module
 

@@ -35,6 +35,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from hybridsched import __version__
 from hybridsched.catalogue import family_names
 from hybridsched.cli import run
 from hybridsched.registry import methods as registered_methods
@@ -220,6 +221,7 @@ def test_solve_exact_json_is_one_document(family, tmp_path):
     document = one_json(proc)
     assert (document["family"], document["method"]) == (family, "exact")
     assert document["status"] in GOOD
+    assert document["produced_by"]["hybridsched"].split("+")[0] == __version__
     no_noise(proc.stdout, proc.stderr)  # the banner is discarded, not moved to stderr
 
 
@@ -253,6 +255,7 @@ def test_simulate_json_is_one_document(family, tmp_path):
                        "-o", tmp_path / "schedule.json", cwd=tmp_path)
     document = one_json(proc)
     assert document["family"] == family and document["status"] in GOOD
+    assert document["produced_by"]["hybridsched"].split("+")[0] == __version__
     assert json.loads((tmp_path / "schedule.json").read_text())  # the schedule went to -o
 
 
@@ -284,7 +287,8 @@ def test_compare_of_every_family_and_method_is_one_document(fmt, workers, instan
                        f"--{fmt}", *extra, cwd=tmp_path)
     if fmt == "json":
         records = one_json(proc)
-        assert isinstance(records, list) and set(records[0]) == set(COMPARE_HEADER)
+        assert isinstance(records, list)
+        assert set(records[0]) == {*COMPARE_HEADER, "produced_by"}  # the versions: JSON only
     else:
         records = one_csv(proc, COMPARE_HEADER).to_dict("records")
     ran = {(r["family"], r["method"]) for r in records}
@@ -300,6 +304,7 @@ def test_pareto_json_is_one_document(tmp_path):
                        "--max-points", "4", cwd=tmp_path)
     report = one_json(proc)
     assert report["front"] and report["heuristics"]
+    assert report["produced_by"]["highspy"]
     no_noise(proc.stdout, proc.stderr)
 
 
@@ -342,6 +347,7 @@ def test_soft_json_is_one_document(mode, tmp_path):
     selection = one_json(proc)
     assert selection["strategies"] == 16 and not selection["failed"]
     assert set(selection["s2"]) <= set(selection["s1"])
+    assert selection["produced_by"]["simpy"]
 
 
 # -- a method that writes noise every way it can ----------------------------------------------

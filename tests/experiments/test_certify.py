@@ -52,6 +52,7 @@ def test_certify_cli_prints_one_document_and_records(tmp_path: Path, capsys):
     (entry,) = document["certificates"]
     assert entry["verdict"] == CERTIFIED and entry["proven_by"] == ["highs", "cpsat"]
     assert entry["backends"]["cpsat"]["version"] and entry["backends"]["highs"]["version"]
+    assert document["produced_by"]["ortools"] == entry["backends"]["cpsat"]["version"]
     recorded = read_json(copy)["reference"]
     assert recorded["tier"] == "small"
     assert recorded["optimal_cost"] == pytest.approx(entry["best_known"])
