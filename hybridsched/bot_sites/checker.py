@@ -1,8 +1,44 @@
-"""Independent checker for bot-sites schedules.
+"""Independent checker for bot-sites schedules: the family's one definition of feasibility.
 
 It shares no code with the heuristics or the exact models: effective task
 times are recomputed from the ETC, data and bandwidth arrays (Eq. 2-3), and
 every objective is recomputed from the blocks alone.
+
+**Real times** (the rule; :mod:`~hybridsched.bot_sites.timeline` computes it).
+Stated starts are never trusted beyond the order they give:
+
+* On each processor the blocks run one at a time, in the order of their
+  stated starts (ties: the BoT's topological rank, then the block index).
+* Let ``L`` be the latest of 0, the *real* end of the previous block on the
+  processor and the *real* completion (latest real end of its blocks) of
+  each DAG predecessor of the block's BoT, and let ``w(t) = TOL * max(1, |t|)``
+  be the snap window, :data:`TOL` ``= 1e-9``: relative, with a floor of
+  ``1e-9`` time units below ``|t| = 1``. A block stated to start at ``s``
+  really starts at ``L`` when ``L - w(L) <= s <= L + w(L)`` (rounding: it
+  runs right then), and at ``s`` when ``s > L + w(L)`` (an idle gap, kept);
+  these comparisons are made in binary64 exactly as written.
+  ``s < L - w(L)`` is a violation: an overlap (``s < E - w(E)``, ``E`` the
+  previous block's real end), a start before a predecessor finishes
+  (``s < F - w(F)``, ``F`` its real completion), or a negative start
+  (``s < -TOL``). A block that runs on its processor before a block of one of
+  its BoT's predecessors is a precedence violation too.
+* A block's real end is its real start plus ``count * p`` (``p`` the
+  effective time of one task), in binary64.
+
+So the window is only ever used to snap a start onto the time it must
+respect, or to decide a violation; it never shortens a run, never lets two
+runs overlap and never lets a BoT start before its predecessors really
+finish: ``n`` blocks on one processor take exactly the sum of their run
+times, whatever ``n``, and the stated times' rounding neither helps nor
+hurts. The only slack left is the binary64 rounding of the recomputed sums
+(a relative ``2^-53`` or so per addition along a chain). Every objective and
+metric below (completion times, makespan, aggregated makespan, fairness,
+utilisation) and the bandwidth/storage peaks over time are computed from
+the real times (a run occupies ``[real start, real end)``). The one other
+tolerance is on values, not times: a site's peak bandwidth/storage may
+exceed its limit by :data:`LIMIT_TOL` ``= 1e-9`` relative (one instant's sum
+of uses: it cannot add up along a processor); the exact models use the same
+rule and constant.
 
 Readings of the paper used here (Duan, Prodan and Li 2014):
 
@@ -47,9 +83,8 @@ Readings of the paper used here (Duan, Prodan and Li 2014):
   the site's input bandwidth and holds ``sr_k`` storage; the peak over time
   must not exceed ``lambda_i`` and ``sl_i``. They are hard constraints only
   when the instance says ``hard_limits``; otherwise they are reported as
-  ``bandwidth_ok`` / ``storage_ok``. A site's peak may exceed its limit by
-  :data:`LIMIT_TOL` relative (floating-point noise): the exact models use the
-  same rule and constant.
+  ``bandwidth_ok`` / ``storage_ok``. Peaks are taken over the real times,
+  with the :data:`LIMIT_TOL` of the rule above.
 * Block counts are checked one by one against their BoT's task count before
   anything is summed, so no integer sum can wrap around.
 * A solution file's stated summary (``makespan``, ``cost``: kept as
@@ -64,20 +99,14 @@ import math
 
 import numpy as np
 
+from hybridsched.bot_sites import timeline
 from hybridsched.bot_sites.instance import Instance
 from hybridsched.bot_sites.solution import Solution
+from hybridsched.bot_sites.timeline import TOL, Timeline
 from hybridsched.family import Evaluation, wrong_claims
-
-TOL = 1e-9
 
 #: A site's peak bandwidth/storage may exceed its limit by this relative amount.
 LIMIT_TOL = 1e-9
-
-#: Relative and absolute tolerance of a stated summary value (makespan, cost).
-
-
-def _tol(t: np.ndarray | float) -> np.ndarray | float:
-    return TOL * np.maximum(1.0, np.abs(t))
 
 
 def effective_times(instance: Instance) -> np.ndarray:
@@ -88,10 +117,19 @@ def effective_times(instance: Instance) -> np.ndarray:
     return p
 
 
+def real_times(instance: Instance, solution: Solution) -> Timeline:
+    """Real start and end of every block, and real completion of every BoT (module docstring).
+
+    The blocks must name existing BoTs, sites and processors; a block that
+    breaks the rule keeps its stated start (the violations are listed).
+    """
+    return timeline.compute(instance, effective_times(instance), solution.bot, solution.site,
+                            solution.proc, solution.count, solution.start)
+
+
 def block_ends(instance: Instance, solution: Solution) -> np.ndarray:
-    """Finish time of each block's last task."""
-    p = effective_times(instance)
-    return solution.start + solution.count * p[solution.bot, solution.site]
+    """Real end of each block's last task (module docstring)."""
+    return real_times(instance, solution).end
 
 
 def _structure(instance: Instance, solution: Solution) -> list[str]:
@@ -110,7 +148,7 @@ def _structure(instance: Instance, solution: Solution) -> list[str]:
     too_many = bot_ok & (count > np.asarray(instance.tasks)[np.where(bot_ok, bot, 0)])
     bad = (~bot_ok | ~site_ok | (site_ok & ((proc < 0) | (proc >= procs)))
            | (count < 1) | too_many | ~finite
-           | (finite & (start < -_tol(np.where(finite, start, 0.0)))))
+           | (finite & (start < -TOL)))
     for b in np.flatnonzero(bad)[:20]:
         k, i, j = int(bot[b]), int(site[b]), int(proc[b])
         if not 0 <= k < K:
@@ -127,7 +165,7 @@ def _structure(instance: Instance, solution: Solution) -> list[str]:
                             f"{int(instance.tasks[k])} tasks of BoT {instance.bot_ids[k]}")
         if not math.isfinite(float(start[b])):
             problems.append(f"block {b}: start is not finite")
-        elif start[b] < -_tol(float(start[b])):
+        elif start[b] < -TOL:
             problems.append(f"block {b}: starts at {float(start[b])} < 0")
     return problems
 
@@ -136,10 +174,12 @@ def check(instance: Instance, solution: Solution) -> list[str]:
     """Return every violation of ``solution`` against ``instance`` (empty: valid).
 
     Checks: blocks name existing BoTs, sites and processors with counts >= 1
-    and finite starts >= 0; every task of every BoT is scheduled exactly once
-    (per-BoT counts add up); no two tasks overlap on a processor; a BoT starts
-    only after every task of its DAG predecessors has finished; and, when the
-    instance has ``hard_limits``, peak bandwidth and storage per site.
+    and finite starts >= ``-TOL``; every task of every BoT is scheduled exactly
+    once (per-BoT counts add up); under the module docstring's rule, no block
+    starts before the real end of the previous block on its processor or
+    before every task of its DAG predecessors has really finished; when the
+    instance has ``hard_limits``, peak bandwidth and storage per site over the
+    real times; stated makespan and cost against the recomputed ones.
     """
     problems = _structure(instance, solution)
     if problems:
@@ -149,36 +189,47 @@ def check(instance: Instance, solution: Solution) -> list[str]:
         if placed[k] != int(instance.tasks[k]):
             problems.append(f"BoT {instance.bot_ids[k]}: {placed[k]} tasks scheduled, "
                             f"it has {int(instance.tasks[k])}")
-    end = block_ends(instance, solution)
-    order = np.lexsort((solution.start, solution.proc, solution.site))
-    same = ((solution.site[order][1:] == solution.site[order][:-1])
-            & (solution.proc[order][1:] == solution.proc[order][:-1]))
-    overlap = solution.start[order][1:] < end[order][:-1] - _tol(end[order][:-1])
-    for pos in np.flatnonzero(same & overlap)[:20]:
-        b0, b1 = order[pos], order[pos + 1]
+    real = real_times(instance, solution)
+    for b0, b1 in real.overlaps[:20]:
         problems.append(
             f"overlap on site {instance.site_ids[solution.site[b0]]} processor "
             f"{int(solution.proc[b0])}: BoT {instance.bot_ids[solution.bot[b0]]} runs until "
-            f"{end[b0]}, BoT {instance.bot_ids[solution.bot[b1]]} starts at "
+            f"{real.end[b0]}, BoT {instance.bot_ids[solution.bot[b1]]} starts at "
             f"{solution.start[b1]}")
-    if len(instance.edges) and solution.n_blocks:
-        first = np.full(instance.n_bots, np.inf)
-        last = np.full(instance.n_bots, -np.inf)
-        np.minimum.at(first, solution.bot, solution.start)
-        np.maximum.at(last, solution.bot, end)
-        for a, b in instance.edges:
-            if first[b] < last[a] - _tol(last[a]):
-                problems.append(f"BoT {instance.bot_ids[b]} starts at {first[b]} before its "
-                                f"predecessor {instance.bot_ids[a]} finishes at {last[a]}")
+    problems += _precedence_problems(instance, solution, real)
     if instance.hard_limits and not problems:
-        for what, ratio in (("bandwidth", peak_ratio(instance, solution, "bandwidth")),
-                            ("storage", peak_ratio(instance, solution, "storage"))):
+        for what in ("bandwidth", "storage"):
+            ratio = _peak_ratio(instance, solution, what, real)
             if ratio is None:
                 continue
             for i in np.flatnonzero(ratio > 1 + LIMIT_TOL):
                 problems.append(f"site {instance.site_ids[i]}: peak {what} use is "
                                 f"{ratio[i]:.6g} times its limit")
-    return problems + _claim_problems(instance, solution)
+    return problems + _claim_problems(instance, solution, real)
+
+
+def _precedence_problems(instance: Instance, solution: Solution, real: Timeline) -> list[str]:
+    """One line per DAG edge some block of the successor breaks (its earliest such start)."""
+    early: dict[tuple[int, int], int] = {}
+    for a, b in real.early + real.stuck:
+        key = (a, int(solution.bot[b]))
+        if key not in early or solution.start[b] < solution.start[early[key]]:
+            early[key] = b
+    stuck = {(a, int(solution.bot[b])) for a, b in real.stuck}
+    problems = []
+    for a, k in instance.edges.tolist():
+        if (a, k) not in early:
+            continue
+        start = solution.start[early[a, k]]
+        if (a, k) in stuck:
+            problems.append(f"BoT {instance.bot_ids[k]} starts at {start} before its "
+                            f"predecessor {instance.bot_ids[a]} finishes (a block of "
+                            f"{instance.bot_ids[a]} runs after it on the same processor)")
+        else:
+            problems.append(f"BoT {instance.bot_ids[k]} starts at {start} before its "
+                            f"predecessor {instance.bot_ids[a]} finishes at "
+                            f"{real.completion[a]}")
+    return problems[:20]
 
 
 def _placed(instance: Instance, solution: Solution) -> list[int]:
@@ -199,11 +250,10 @@ def _placed(instance: Instance, solution: Solution) -> list[int]:
     return totals
 
 
-def _claim_problems(instance: Instance, solution: Solution) -> list[str]:
+def _claim_problems(instance: Instance, solution: Solution, real: Timeline) -> list[str]:
     """Summary values the solution states (makespan, cost) that the schedule contradicts."""
     return wrong_claims((
-        ("makespan", solution.reported_makespan,
-         float(completion_times(instance, solution).max(initial=0.0))),
+        ("makespan", solution.reported_makespan, float(real.completion.max(initial=0.0))),
         ("cost", solution.reported_cost, schedule_cost(instance, solution)),
     ))
 
@@ -212,8 +262,15 @@ def peak_usage(instance: Instance, solution: Solution, what: str) -> np.ndarray 
     """``(M,)`` peak over time of the bandwidth or storage in use on each site.
 
     ``what`` is ``"bandwidth"`` or ``"storage"``; ``None`` when the instance
-    has no such data.
+    has no such data. Blocks run over their real times (module docstring),
+    ``[real start, real end)``: a run that ends when another starts is not
+    concurrent with it.
     """
+    return _peak_usage(instance, solution, what, real_times(instance, solution))
+
+
+def _peak_usage(instance: Instance, solution: Solution, what: str, real: Timeline
+                ) -> np.ndarray | None:
     p = effective_times(instance)
     if what == "bandwidth":
         if instance.data is None:
@@ -225,36 +282,38 @@ def peak_usage(instance: Instance, solution: Solution, what: str) -> np.ndarray 
         per_task = np.asarray(instance.storage)[solution.bot]
     else:
         raise ValueError(f"unknown resource {what!r}")
-    end = solution.start + solution.count * p[solution.bot, solution.site]
     peak = np.zeros(instance.n_sites)
     for i in range(instance.n_sites):
         mask = solution.site == i
         if not mask.any():
             continue
-        # Ends are moved earlier by the tolerance so that back-to-back tasks never overlap.
-        times = np.concatenate((solution.start[mask], end[mask] - _tol(end[mask])))
+        times = np.concatenate((real.start[mask], real.end[mask]))
         deltas = np.concatenate((per_task[mask], -per_task[mask]))
         kinds = np.concatenate((np.ones(mask.sum()), np.zeros(mask.sum())))
-        order = np.lexsort((kinds, times))
+        order = np.lexsort((kinds, times))      # at equal times, ends before starts
         peak[i] = max(0.0, float(np.cumsum(deltas[order]).max()))
     return peak
 
 
 def peak_ratio(instance: Instance, solution: Solution, what: str) -> np.ndarray | None:
     """Peak use over the limit on each site (``None`` without data or limits)."""
+    return _peak_ratio(instance, solution, what, None)
+
+
+def _peak_ratio(instance: Instance, solution: Solution, what: str, real: Timeline | None
+                ) -> np.ndarray | None:
     limit = instance.site_bandwidth if what == "bandwidth" else instance.storage_limit
     if limit is None:
         return None
-    peak = peak_usage(instance, solution, what)
+    if real is None:
+        real = real_times(instance, solution)
+    peak = _peak_usage(instance, solution, what, real)
     return None if peak is None else peak / np.asarray(limit)
 
 
 def completion_times(instance: Instance, solution: Solution) -> np.ndarray:
-    """``(K,)`` completion time ``f_k`` of each BoT (finish of its last task)."""
-    f = np.zeros(instance.n_bots)
-    if solution.n_blocks:
-        np.maximum.at(f, solution.bot, block_ends(instance, solution))
-    return f
+    """``(K,)`` completion time ``f_k`` of each BoT (real finish of its last task)."""
+    return real_times(instance, solution).completion
 
 
 def schedule_cost(instance: Instance, solution: Solution) -> float:
@@ -300,13 +359,15 @@ def release_times(instance: Instance, finish: np.ndarray) -> np.ndarray:
     return release
 
 
-def fairness_readings(instance: Instance, solution: Solution) -> dict[str, float]:
+def fairness_readings(instance: Instance, solution: Solution,
+                      completion: np.ndarray | None = None) -> dict[str, float]:
     """Jain's index (Eq. 22) under each reading of the module docstring.
 
     Keys: ``jain_fairness`` (workflows, the default), ``jain_fairness_bots``,
-    ``jain_fairness_execution`` and ``jain_fairness_slowdown``.
+    ``jain_fairness_execution`` and ``jain_fairness_slowdown``. ``completion``:
+    the real completion times when already known.
     """
-    f = completion_times(instance, solution)
+    f = completion_times(instance, solution) if completion is None else completion
     flow = workflows(instance)
     span = np.zeros(int(flow.max(initial=-1)) + 1)
     np.maximum.at(span, flow, f)
@@ -367,19 +428,20 @@ def evaluate(instance: Instance, solution: Solution) -> Evaluation:
         Number of blocks in the schedule.
     """
     p = effective_times(instance)
-    f = completion_times(instance, solution)
+    real = real_times(instance, solution)
+    f = real.completion
     makespan = float(f.max()) if len(f) else 0.0
     busy = float(np.sum(solution.count * p[solution.bot, solution.site]))
     metrics: dict[str, object] = {
         "makespan": makespan,
         "aggregated_makespan": float(f.sum()),
         "cost": schedule_cost(instance, solution),
-        **fairness_readings(instance, solution),
+        **fairness_readings(instance, solution, f),
         "efficiency": system_efficiency(instance, solution),
         "utilisation": busy / (instance.n_procs * makespan) if makespan > 0 else 0.0,
     }
     for what in ("bandwidth", "storage"):
-        ratio = peak_ratio(instance, solution, what)
+        ratio = _peak_ratio(instance, solution, what, real)
         metrics[f"{what}_ok"] = True if ratio is None else bool(np.all(ratio <= 1 + LIMIT_TOL))
         metrics[f"peak_{what}_ratio"] = None if ratio is None else float(ratio.max())
     metrics["blocks"] = solution.n_blocks

@@ -293,3 +293,56 @@ def tiny_instance(seed: int) -> Instance:
         provenance={"generator": "hybridsched.bot_sites.generator.tiny_instance",
                     "seed": seed},
     )
+
+
+def chain_instance(n: int, etc: str = "1", *, dag: bool = False, procs: int = 1,
+                   storage: bool = False) -> Instance:
+    """``n`` tasks of time ``etc`` on one site whose optimum is known in closed form.
+
+    The site has ``procs`` identical processors and a price of 1 per time
+    unit. ``dag=False``: one BoT of ``n`` tasks; ``dag=True``: ``n`` BoTs of one
+    task each, chained ``c0 -> c1 -> ... -> c{n-1}``. ``storage=True``: each
+    busy processor holds 1 unit of storage and the site holds 1, a hard
+    limit, so the tasks run one at a time whatever ``procs``. ``etc`` is a
+    decimal text (at most 6 places keep the CP-SAT scaling exact).
+
+    **Optimum.** With ``e`` the decimal ``etc``, the minimum makespan is
+    ``n * e`` when the tasks must run one after the other (``procs == 1``,
+    ``dag`` or ``storage``) and ``ceil(n / procs) * e`` otherwise (one BoT of
+    identical tasks spread evenly); every schedule costs ``n * e``. These are
+    the adversarial instances of the checker's tolerance tests (and of a
+    certify benchmark): a checker whose per-start tolerance added up along
+    the chain accepted schedules shorter than that by about ``n^2 / 2 * 1e-9``
+    time units.
+    """
+    from fractions import Fraction
+
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise InputError(f"n: must be a positive integer, got {n!r}")
+    if isinstance(procs, bool) or not isinstance(procs, int) or procs < 1:
+        raise InputError(f"procs: must be a positive integer, got {procs!r}")
+    time = float(Fraction(etc))
+    if not time > 0:
+        raise InputError(f"etc: must be > 0, got {etc!r}")
+    bots = n if dag else 1
+    extra: dict = {}
+    if storage:
+        extra = dict(storage=np.ones(bots), storage_limit=[1.0], hard_limits=True)
+    serial = procs == 1 or dag or storage
+    optimum = Fraction(etc) * (n if serial else -(-n // procs))
+    return Instance(
+        name=f"chain-{n}-{etc}" + ("-dag" if dag else "") + (f"-{procs}p" if procs > 1 else "")
+        + ("-storage" if storage else ""),
+        bot_ids=tuple(f"c{k}" for k in range(bots)),
+        site_ids=("s",),
+        tasks=np.full(bots, 1 if dag else n),
+        procs=[procs],
+        price=[1.0],
+        compute=np.full((bots, 1), time),
+        edges=np.array([(k, k + 1) for k in range(bots - 1)], dtype=int).reshape(-1, 2),
+        reference={"optimal_makespan": float(optimum)},
+        provenance={"generator": "hybridsched.bot_sites.generator.chain_instance", "n": n,
+                    "etc": etc, "dag": dag, "procs": procs, "storage": storage,
+                    "optimal_makespan": str(optimum)},
+        **extra,
+    )

@@ -12,9 +12,13 @@ construction, for the exact method's warm starts, repairs and fallbacks:
   always exists (one task at a time).
 * :func:`retime`: list-schedule given blocks (BoT, processor, count) in a given
   order, each as early as its processor, its BoT's predecessors and the
-  site's limits allow. The start of a block never precedes the finish of a
-  predecessor BoT, so the result passes the checker whatever the input
-  times were.
+  site's limits allow. Starts are the checker's real times (the same binary64
+  sums: each start is the latest of its processor's last end and its
+  predecessors' finishes, or a time the limits impose): the start of a block
+  never precedes the finish of a predecessor BoT, so the result passes the
+  checker whatever the input times were. A start the limits delay by less
+  than the checker's snap window (:func:`~hybridsched.bot_sites.timeline.window`)
+  would be read as undelayed, so it is delayed beyond the window.
 * :func:`cheapest_schedule`: every task on a cheapest allowed site: a
   minimum-cost schedule (its cost is :func:`~hybridsched.bot_sites.bounds.min_cost`).
 
@@ -27,12 +31,14 @@ task the checker accepts on its own is never refused).
 from __future__ import annotations
 
 import heapq
+import math
 
 import numpy as np
 
 from hybridsched.bot_sites.checker import LIMIT_TOL
 from hybridsched.bot_sites.instance import Instance
 from hybridsched.bot_sites.solution import Solution
+from hybridsched.bot_sites.timeline import window
 
 
 def limited(instance: Instance) -> bool:
@@ -182,7 +188,13 @@ def retime(instance: Instance, bot: np.ndarray, proc: np.ndarray, count: np.ndar
         k, q, i = int(bot[b]), int(proc[b]), int(site[b])
         t = max(free[q], max((finish[a] for a in preds[k]), default=0.0))
         if resources:
-            t = profiles[i].earliest(t, float(duration[b]), uses[b])
+            latest = t
+            t = profiles[i].earliest(latest, float(duration[b]), uses[b])
+            if latest < t <= latest + window(latest):
+                # The checker would read this start as ``latest`` (its snap rule) and see
+                # the block overlap the one it waits for: state it beyond the window.
+                beyond = math.nextafter(latest + window(latest), math.inf)
+                t = profiles[i].earliest(beyond, float(duration[b]), uses[b])
             profiles[i].add(t, t + float(duration[b]), uses[b])
         start[b] = t
         free[q] = t + duration[b]

@@ -2,10 +2,14 @@
 
 Tolerances. The models state the constraints exactly (no tolerance on time):
 bounds and "optimal" refer to schedules that respect processors and
-precedence exactly; the checker's ``1e-9`` relative allowances only absorb
-floating-point noise (a schedule exploiting them could be shorter by at most
-its number of blocks times ``1e-9`` relative). Limits use the checker's rule
-and constant ``LIMIT_TOL``. Every schedule read back is re-timed exactly
+precedence exactly, and those are exactly the schedules the checker accepts:
+it judges the *real* times (:mod:`hybridsched.bot_sites.checker`'s rule), in
+which its ``1e-9`` relative window only snaps a stated start onto the time it
+must respect or decides a violation, so no accepted schedule is shorter than
+the same blocks run exactly back to back (binary64 rounding of the
+recomputed sums aside, far below :data:`CLAIM_RTOL`). Limits use the
+checker's rule and constant ``LIMIT_TOL``, over the real times. Every
+schedule read back is re-timed exactly
 (:func:`~hybridsched.bot_sites.limits.retime`, which also enforces the limits
 over time) and checked by the family checker before anything is claimed
 (:func:`checked_candidate`); a result is ``optimal`` only when its

@@ -44,8 +44,12 @@ durations and uses are rounded *down* and capacities *up*: a schedule that
 respects the constraints exactly, with every time ``t`` mapped to
 ``floor(t * factor)``, is then feasible in the model (ends and overlaps only
 shrink), so the model is a relaxation and its bound is valid, nothing else.
-Like the HiGHS model, "respects the constraints" means exactly: the checker's
-``1e-9`` relative allowances only absorb floating-point noise.
+Like the HiGHS model, "respects the constraints" means exactly, and every
+schedule the checker accepts does: its *real* times (the checker's rule: the
+``1e-9`` relative window only snaps a stated start onto the time it must
+respect) never overlap on a processor, never start a BoT before its
+predecessors finish and keep the limits over time, binary64 rounding of the
+recomputed sums aside.
 """
 
 from __future__ import annotations
@@ -56,7 +60,7 @@ from typing import Any
 
 import numpy as np
 
-from hybridsched.bot_sites.checker import LIMIT_TOL
+from hybridsched.bot_sites.checker import LIMIT_TOL, real_times
 from hybridsched.bot_sites.instance import Instance
 from hybridsched.bot_sites.limits import allowed_pairs, limited
 from hybridsched.bot_sites.solution import Solution
@@ -331,8 +335,8 @@ def add_hint(bm: CpsatBotModel, solution: Solution) -> bool:
         position[block[np.argsort(-loads[block], kind="stable")]] = block
     proc = position[glob]
     m = bm.model
-    end = solution.start + solution.count * inst.p[solution.bot, solution.site]
-    span = bm.scaling.up(float(end.max(initial=0.0)))
+    real = real_times(inst, solution)          # the checker's real times, not the stated ones
+    span = bm.scaling.up(float(real.end.max(initial=0.0)))
     if span > bm.upper:
         return False
     if not bm.timed:
@@ -341,7 +345,7 @@ def add_hint(bm: CpsatBotModel, solution: Solution) -> bool:
         m.add_hint(bm.makespan, max(bm.lower, span))
         return True
     runs: dict[tuple[int, int], list[int]] = {}
-    for b in np.argsort(solution.start, kind="stable"):
+    for b in np.argsort(real.start, kind="stable"):
         runs.setdefault((int(solution.bot[b]), int(proc[b])), []).append(int(b))
     room: dict[tuple[int, int], int] = {}
     for k, q, _ in bm.blocks:
@@ -353,7 +357,7 @@ def add_hint(bm: CpsatBotModel, solution: Solution) -> bool:
         if j < len(run):
             m.add_hint(used, True)
             m.add_hint(count, int(solution.count[run[j]]))
-            m.add_hint(start, bm.scaling.down(float(solution.start[run[j]])))
+            m.add_hint(start, bm.scaling.down(float(real.start[run[j]])))
         else:
             m.add_hint(used, False)
             m.add_hint(count, 0)

@@ -26,7 +26,8 @@ the problem's definition (:mod:`hybridsched.bot_sites.checker`):
 (:func:`limits_scaling`) and durations rounded *down*; uses are multiplied by
 their own per-resource factor (:func:`demand_factor`), rounded *down*, and
 the capacity is ``floor(limit * (1 + LIMIT_TOL) * g)``. A real schedule that
-respects the rules exactly, with every start ``s`` mapped to
+respects the rules exactly (every schedule the checker accepts does, in the
+real times it judges), with every start ``s`` mapped to
 ``floor(s * factor)``, is then feasible in the model: ends only move earlier
 (``floor(s f) + floor(p f) <= floor((s + p) f)``), two model intervals
 overlap only if the real ones do, so (Helly) a set running together in the
@@ -49,7 +50,7 @@ from typing import Any
 
 import numpy as np
 
-from hybridsched.bot_sites.checker import LIMIT_TOL
+from hybridsched.bot_sites.checker import LIMIT_TOL, real_times
 from hybridsched.bot_sites.instance import Instance
 from hybridsched.bot_sites.limits import allowed_pairs
 from hybridsched.bot_sites.solution import Solution
@@ -311,12 +312,16 @@ def _order_identical_tasks(lm: LimitsModel) -> None:
 
 def task_times(instance: Instance, solution: Solution) -> tuple[np.ndarray, np.ndarray,
                                                                  np.ndarray]:
-    """``(bot, site, start)`` of every task of ``solution``, sorted by (BoT, site, start)."""
+    """``(bot, site, start)`` of every task of ``solution``, sorted by (BoT, site, start).
+
+    Starts are the checker's real times (the stated ones are only claims).
+    """
     reps = solution.count
     bot = np.repeat(solution.bot, reps)
     site = np.repeat(solution.site, reps)
     offset = np.concatenate([np.arange(c) for c in reps]) if len(reps) else np.zeros(0)
-    start = np.repeat(solution.start, reps) + offset * instance.p[bot, site]
+    first = real_times(instance, solution).start
+    start = np.repeat(first, reps) + offset * instance.p[bot, site]
     order = np.lexsort((start, site, bot))
     return bot[order], site[order], start[order]
 

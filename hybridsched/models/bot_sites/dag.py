@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 import pyomo.environ as pyo
 
-from hybridsched.bot_sites.checker import completion_times
+from hybridsched.bot_sites.checker import real_times
 from hybridsched.bot_sites.instance import Instance
 from hybridsched.bot_sites.limits import allowed_pairs
 from hybridsched.bot_sites.solution import Solution
@@ -159,8 +159,11 @@ def normalise(instance: Instance, solution: Solution) -> Solution:
     start in earliest-deadline order (deadline: the BoT's finish in
     ``solution``; ties by BoT index). For a valid ``solution`` the result is
     valid, no BoT finishes later, and consecutive runs of one BoT are merged.
+    Starts, finishes and releases are the checker's *real* times
+    (:func:`~hybridsched.bot_sites.checker.real_times`), never the stated ones.
     """
-    finish = completion_times(instance, solution)
+    real = real_times(instance, solution)
+    finish, start = real.completion, real.start
     preds = instance.predecessors
     release = np.array([max((finish[a] for a in preds[k]), default=0.0)
                         for k in range(instance.n_bots)])
@@ -170,12 +173,12 @@ def normalise(instance: Instance, solution: Solution) -> Solution:
     out_bot, out_proc, out_count, out_start = [], [], [], []
     for q in np.unique(glob):
         on = np.flatnonzero(glob == q)
-        on = on[np.argsort(solution.start[on], kind="stable")]
+        on = on[np.argsort(start[on], kind="stable")]
         site = int(instance.proc_site[q])
-        group = np.searchsorted(cuts, solution.start[on], side="right") - 1
+        group = np.searchsorted(cuts, start[on], side="right") - 1
         for g in np.unique(group):
             members = on[group == g]
-            t = float(solution.start[members].min())
+            t = float(start[members].min())
             k_of = solution.bot[members]
             members = members[np.lexsort((k_of, finish[k_of]))]
             for b in members:

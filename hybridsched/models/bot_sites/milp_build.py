@@ -24,8 +24,11 @@ is the makespan.
   infeasibility and its bound prove nothing; only the fluid/critical-path
   bounds (valid with limits) can certify its schedules.
 
-The models state the constraints exactly (no tolerance on time); limits use
-the checker's rule and constant ``LIMIT_TOL``.
+The models state the constraints exactly (no tolerance on time), as the
+checker judges schedules: by their real times, in which its snap window never
+shortens a run nor lets two overlap (:mod:`hybridsched.bot_sites.checker`), so
+every schedule it accepts is in the model. Limits use the checker's rule and
+constant ``LIMIT_TOL``.
 
 Objectives (:func:`set_objective`): minimum makespan, or minimum cost (Eq. 6)
 with ``C <= T`` (``makespan_cap``), or minimum makespan with cost at most a

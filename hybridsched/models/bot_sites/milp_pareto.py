@@ -56,8 +56,9 @@ too close, or too many of them, to certify).
 Interpretations: values that differ by less than :data:`NOISE_REL`
 (relative) are the same value (the checker's float sums cannot tell them
 apart); a schedule's makespan is that of its left-shifted version (the model
-never delays a task), so schedules the checker accepts only thanks to its own
-sub-tolerance overlaps do not create extra points.
+never delays a task). The checker judges real times (its snap window never
+shortens a run nor lets two overlap), so no schedule it accepts is shorter
+than the exact schedule of the same blocks: none lies beyond the front.
 
 The heuristics' points beside the front, and the report that ``hybridsched
 pareto`` prints, are in :mod:`hybridsched.models.bot_sites.pareto_report`; drawing

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pyomo.environ as pyo
 
-from hybridsched.bot_sites.checker import LIMIT_TOL, completion_times
+from hybridsched.bot_sites.checker import LIMIT_TOL, completion_times, real_times
 from hybridsched.bot_sites.limits import allowed_pairs, limited, retime
 from hybridsched.bot_sites.solution import Solution
 from hybridsched.models.bot_sites.dag import normalise
@@ -81,9 +81,10 @@ def _warm_blocks(bm: BotModel, solution: Solution, proc: np.ndarray,
     inst, m, B = bm.instance, bm.model, bm.blocks
     if B is None:
         return False
-    end = solution.start + solution.count * inst.p[solution.bot, solution.site]
+    real = real_times(inst, solution)          # the checker's real times, not the stated ones
+    start, end = real.start, real.end
     runs: dict[tuple[int, int], list[int]] = {}
-    for b in np.argsort(solution.start, kind="stable"):
+    for b in np.argsort(start, kind="stable"):
         runs.setdefault((int(solution.bot[b]), int(proc[b])), []).append(int(b))
     if any(len(v) > B[k] for (k, _), v in runs.items()):
         return False
@@ -95,7 +96,7 @@ def _warm_blocks(bm: BotModel, solution: Solution, proc: np.ndarray,
             b = run[j]
             values.append((m.xb[k, q, j], int(solution.count[b])))
             values.append((m.z[k, q, j], 1))
-            start_of[k, q, j], end_of[k, q, j] = float(solution.start[b]), float(end[b])
+            start_of[k, q, j], end_of[k, q, j] = float(start[b]), float(end[b])
         else:   # unused: parked at the end of the previous run (or at 0)
             t = float(end[run[-1]]) if run else 0.0
             values.append((m.xb[k, q, j], 0))
@@ -104,7 +105,7 @@ def _warm_blocks(bm: BotModel, solution: Solution, proc: np.ndarray,
         values.append((m.s[k, q, j], start_of[k, q, j]))
     first = np.full(inst.n_bots, np.inf)
     last = np.zeros(inst.n_bots)
-    np.minimum.at(first, solution.bot, solution.start)
+    np.minimum.at(first, solution.bot, start)
     np.maximum.at(last, solution.bot, end)
     for k in range(inst.n_bots):
         values.append((m.S[k], float(first[k])))
