@@ -11,7 +11,8 @@ from hybridsched.gang.instance import Instance
 def lower_bound(instance: Instance) -> float:
     """Jobs that fewer than ``parallelism`` VMs could ever finish in time are unfinished.
 
-    "In time" is the checker's rule, tolerance included (:func:`could_finish`), so the
+    "In time" is the checker's rule (:func:`could_finish`: a task started at the
+    job's arrival, the earliest real start, ends by ``due + TIME_TOL``), so the
     bound never exceeds the objective of a schedule the checker accepts.
     """
     return float(np.sum(could_finish(instance).sum(axis=1) < instance.parallelism))

@@ -2,20 +2,24 @@
 
 Online methods attach the simulation's event log to their schedules, and
 solution files carry it. A log is a claim like any other value of the file,
-so when one is present the checker compares it with the schedule (times within
-the checker's ``TIME_TOL``):
+so when one is present the checker compares it with the schedule's *real*
+times (:mod:`hybridsched.gang.checker`: a stated start within ``TIME_TOL`` of
+the job's earliest start is rounded to it), within the checker's ``TIME_TOL``
+plus the binary64 rounding of the times compared (:func:`close`):
 
 - records are in time order;
 - ``arrival``: exactly one per job, at the job's arrival;
 - ``start``: exactly one per started job and none for the others, at its
-  start, on the VMs of its tasks, with ``end`` its slowest task's end;
+  real start, on the VMs of its tasks, with ``end`` its slowest task's real end;
 - ``end``: exactly one per started job, at that end;
 - ``drop``: exactly one per job that did not run and none for the others,
   not before its arrival.
 
-A truncated log, a shifted time or a record of a job the schedule does not
-run breaks one of these rules. Whether each record is well formed is the
-file reader's question (:class:`hybridsched.gang.schema.EventDoc`).
+A log written from stated times agrees: a real start differs from the stated
+one by at most ``TIME_TOL``, and so does the real end from the stated start
+plus the task time. A truncated log, a shifted time or a record of a job the
+schedule does not run breaks one of these rules. Whether each record is well
+formed is the file reader's question (:class:`hybridsched.gang.schema.EventDoc`).
 """
 
 from __future__ import annotations
@@ -29,17 +33,25 @@ import numpy as np
 from hybridsched.gang.instance import Instance
 from hybridsched.gang.solution import Solution
 
+#: Binary64's machine epsilon.
+_EPS = float(np.finfo(float).eps)
+
+
+def close(a: float, b: float, tol: float) -> bool:
+    """``|a - b| <= tol`` up to the rounding of two binary64 times near ``a`` and ``b``."""
+    return abs(a - b) <= tol + 4 * _EPS * max(1.0, abs(a), abs(b))
+
 
 def _off(a: float, b: float, tol: float) -> bool:
-    return not abs(a - b) <= tol
+    return not close(a, b, tol)
 
 
-def log_problems(instance: Instance, solution: Solution, finish: np.ndarray, tol: float,
-                 limit: int = 50) -> list[str]:
+def log_problems(instance: Instance, solution: Solution, start: np.ndarray,
+                 finish: np.ndarray, tol: float, limit: int = 50) -> list[str]:
     """Every way the log disagrees with the schedule (empty without a log).
 
-    ``finish`` is the checker's end of each job (NaN for jobs that did not
-    run) and ``tol`` its time tolerance.
+    ``start`` and ``finish`` are the checker's real start and end of each job
+    (NaN for jobs that did not run) and ``tol`` its time tolerance.
     """
     if not solution.events:
         return []
@@ -47,7 +59,7 @@ def log_problems(instance: Instance, solution: Solution, finish: np.ndarray, tol
     jobs = {jid: j for j, jid in enumerate(instance.job_ids)}
     started = ~np.isnan(solution.start)
     # Plain Python values, read once: a log has a few records per job.
-    facts = _Facts(instance.arrival.tolist(), solution.start.tolist(), finish.tolist(),
+    facts = _Facts(instance.arrival.tolist(), start.tolist(), finish.tolist(),
                    started.tolist(), _vms_of(instance, solution))
     counts = {kind: [0] * instance.n_jobs for kind in ("arrival", "start", "end", "drop")}
     previous = -math.inf
@@ -58,7 +70,7 @@ def log_problems(instance: Instance, solution: Solution, finish: np.ndarray, tol
         if j is None or tally is None:
             problems.append(f"event {k}: {kind} of unknown job {record.get('job')!r}")
             continue
-        if when < previous - tol:
+        if when < previous and _off(when, previous, tol):
             problems.append(f"event {k}: at {when:g}, before the record above it "
                             f"({previous:g})")
         if when > previous:
@@ -82,7 +94,7 @@ def log_problems(instance: Instance, solution: Solution, finish: np.ndarray, tol
 
 @dataclass(frozen=True)
 class _Facts:
-    """What the schedule says of each job, as Python values."""
+    """What the schedule says of each job (real starts and ends), as Python values."""
 
     arrival: list[float]
     start: list[float]
@@ -111,7 +123,7 @@ def _record_problems(facts: _Facts, tol: float, kind: str, when: float, j: int,
                 if _off(when, arrival, tol) else [])
     if kind == "drop":
         return ([f"job {{jid}} dropped at {when:g}, before its arrival {arrival:g}"]
-                if when < arrival - tol else [])
+                if when < arrival and _off(when, arrival, tol) else [])
     if not facts.started[j]:
         return [f"{kind} of job {{jid}}, which the schedule does not run"]
     finish = facts.finish[j]

@@ -49,6 +49,8 @@ whereas Fig. 4's curves grow smoothly with the rate).
 from __future__ import annotations
 
 import math
+from decimal import Decimal, InvalidOperation, localcontext
+from fractions import Fraction
 from typing import Literal
 
 import numpy as np
@@ -197,3 +199,56 @@ def tiny_instance(seed: int) -> Instance:
         vm_ids=tuple(f"v{k}" for k in range(m)), speed=speed, vm_memory=vm_memory,
         vm_bandwidth=np.ones(m), vm_disk=np.full(m, np.inf),
         provenance={"generator": "gang.tiny_instance", "seed": seed, "kind": kind})
+
+
+def chain_instance(n: int, excess: str = "0", *, vms: int = 1, instructions: str = "1",
+                   name: str | None = None) -> Instance:
+    """``n`` equal jobs that fill one deadline to within ``excess`` of the tolerance.
+
+    Every job arrives at 0 with ``parallelism = vms`` tasks of
+    ``instructions`` (a decimal text ``x``) on ``vms`` identical VMs of speed
+    1, and the same deadline ``D = n x - TIME_TOL - excess`` (exactly, as
+    decimal texts; it must be the shortest text of its binary64 value). Every
+    job takes every VM, so the jobs run one after the other, and the first
+    ``k`` fit iff ``k x <= D + TIME_TOL = n x - excess``: the exact optimum
+    is
+
+        UFJ = n - min(n, floor((n x - excess) / x))
+            = 0 when excess <= 0, ceil(excess / x) when 0 < excess < n x.
+
+    A checker whose tolerance added up along a VM (each start ``TIME_TOL``
+    early) accepted all ``n`` jobs up to ``excess = n TIME_TOL``. The
+    issue's chain is ``chain_instance(10, "5e-10", instructions="0.10000000015")``
+    (``D = 1``). With ``x`` a small dyadic number (``"1"``, ``"0.5"``,
+    ``"0.25"``) and ``n x <= 1000`` the binary64 sums of the checker are exact
+    and even ``excess = "0"`` is decided as the closed form says.
+    """
+    if not 1 <= n <= MAX_JOBS:
+        raise InputError(f"n: must be between 1 and {MAX_JOBS}, got {n}")
+    if not 1 <= vms <= 10**5:
+        raise InputError(f"vms: must be between 1 and 100000, got {vms}")
+    try:
+        with localcontext() as context:
+            context.prec = 80
+            x, extra = Decimal(instructions), Decimal(excess)
+            deadline = n * x - Decimal("1e-9") - extra
+    except InvalidOperation:
+        raise InputError(f"instructions and excess: decimal numbers, got {instructions!r} "
+                         f"and {excess!r}") from None
+    if not (x.is_finite() and x > 0 and deadline.is_finite() and deadline > 0):
+        raise InputError(f"chain: instructions {instructions} and excess {excess} leave "
+                         f"no positive deadline for {n} jobs")
+    value = float(deadline)
+    if Fraction(repr(value)) != Fraction(deadline) or Fraction(repr(float(x))) != Fraction(x):
+        raise InputError(f"chain: the deadline {deadline} (or instructions {x}) is not the "
+                         "shortest text of a binary64 number")
+    return Instance(
+        name=name or f"gang-chain-n{n}-p{vms}-x{instructions}-e{excess}",
+        job_ids=tuple(f"j{k}" for k in range(n)), arrival=np.zeros(n),
+        parallelism=np.full(n, vms, dtype=np.int64), instructions=np.full(n, float(x)),
+        memory=np.ones(n), bandwidth=np.ones(n), disk=np.zeros(n),
+        deadline=np.full(n, value), vm_ids=tuple(f"v{k}" for k in range(vms)),
+        speed=np.ones(vms), vm_memory=np.ones(vms), vm_bandwidth=np.ones(vms),
+        vm_disk=np.full(vms, np.inf),
+        provenance={"generator": "gang.chain_instance", "n": n, "excess": excess,
+                    "vms": vms, "instructions": instructions})

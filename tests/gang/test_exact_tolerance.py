@@ -5,13 +5,17 @@ tasks needs (slacks on both sides of the checker's ``TIME_TOL``), with times
 such as 1/3 that floats cannot hold exactly; random tiny instances besides.
 An independent brute force enumerates every choice of jobs, VM sets and
 order, with earliest starts computed two ways (exact, and pulled into the
-checker's tolerance band) and the checker as the judge; the exact method's
-schedule, bound and claim of optimality are held against it, and against
-the heuristics it starts from.
+band the checker once tolerated per start: each start ``TIME_TOL`` early)
+and the checker as the judge. The checker recomputes real times (a stated
+start within ``TIME_TOL`` of the earliest one is rounded to it, the tolerance
+is granted once, at the deadline), so the band buys nothing, and the exact
+method proves the brute force's optimum; its schedule, bound and claim are
+held against it, and against the heuristics it starts from.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from itertools import combinations, permutations, product
 
 import numpy as np
@@ -27,7 +31,7 @@ from hybridsched.gang.checker import TIME_TOL, check, evaluate
 from hybridsched.gang.generator import generate
 from hybridsched.gang.instance import Instance
 from hybridsched.gang.solution import from_starts
-from hybridsched.models.gang import milp
+from hybridsched.models.gang import milp, milp_capacity
 from hybridsched.result import Status
 
 ONLINE = ("cplmt", "fifo", "fair", "asjs", "cmms")
@@ -38,12 +42,12 @@ def fewest_unfinished(instance: Instance, bands: tuple[float, ...] = (0.0, TIME_
     """Fewest unfinished jobs over every schedule of jobs, VM sets and orders the checker accepts.
 
     Each candidate is placed at earliest starts, exactly (``max(arrival,
-    free)``, band 0) and pulled ``TIME_TOL`` into the band the checker
-    tolerates (early starts, overlaps); a candidate counts only if
-    :func:`check` accepts it (a candidate with a task ending after ``due +
-    TIME_TOL``, the checker's own expression, is rejected without asking it).
-    With ``bands=(0.0,)``: the fewest over schedules without early starts or
-    overlaps.
+    free)``, band 0) and stated ``TIME_TOL`` early (each start before its
+    arrival or the end of the task before it: the band an older checker
+    tolerated per start); a candidate counts only if :func:`check` accepts it
+    (a candidate with a task ending after ``due + TIME_TOL`` at its stated
+    start is rejected without asking it: its real start is not earlier).
+    With ``bands=(0.0,)``: the fewest over schedules at earliest starts.
     """
     n, m = instance.n_jobs, instance.n_vms
     fits = instance.fits()
@@ -134,13 +138,9 @@ def test_no_accepted_schedule_beats_a_proven_optimum(instance: Instance) -> None
     optimum = fewest_unfinished(instance)
     assert result.bound is not None and result.bound <= optimum
     assert lower_bound(instance) <= optimum
-    # the best schedule without early starts or overlaps; optimal only if nothing in the
-    # band does better
-    assert result.objective == fewest_unfinished(instance, (0.0,)) >= optimum
-    if result.status is Status.OPTIMAL:
-        assert result.objective == optimum
-    else:
-        assert result.status is Status.FEASIBLE and result.objective > optimum
+    # the band buys nothing: the optimum is met at earliest starts, and proven
+    assert fewest_unfinished(instance, (0.0,)) == optimum
+    assert result.status is Status.OPTIMAL and result.objective == optimum
     for method in ONLINE:
         online = run_method("gang", method, instance)
         assert check(instance, online.solution) == []
@@ -190,10 +190,10 @@ def test_a_model_too_large_returns_the_best_heuristic(monkeypatch: pytest.Monkey
 
 
 def test_the_mip_start_satisfies_every_row_of_the_relaxed_model() -> None:
-    """Jobs, VMs, starts and order binaries of the best heuristic, set consistently."""
+    """Jobs, VMs, real starts and order binaries of the best heuristic, set consistently."""
     instance = generate(20, scenario="table2", seed=0)
     _, heuristic = best_heuristic(instance)
-    model = milp.build(instance, *milp.RELAXED)
+    model = milp.build(instance, *milp.relaxed(instance))
     values = milp.start_values(model, heuristic)
     assert set(values) == set(model.problem.variables())
     for var, value in values.items():
@@ -206,8 +206,9 @@ def test_the_mip_start_satisfies_every_row_of_the_relaxed_model() -> None:
 def band_instance() -> Instance:
     """Two unit tasks in a row on one VM; the second is due 2.5e-9 before it can end.
 
-    It ends in time (by ``due + TIME_TOL``) only if the first starts early or
-    they overlap, each within the checker's band.
+    An older checker let it end in time (by ``due + TIME_TOL``) when the first
+    started ``TIME_TOL`` early and they overlapped by ``TIME_TOL``; real times
+    leave it 1.5e-9 late.
     """
     return make(arrival=np.zeros(2), parallelism=np.ones(2, dtype=np.int64),
                 instructions=np.ones(2), deadline=np.array([1.0, 2.0 - 2.5e-9]),
@@ -215,14 +216,20 @@ def band_instance() -> Instance:
 
 
 def test_the_read_back_drops_a_job_that_ends_late_and_says_why() -> None:
-    """A solution of the relaxed model that overlaps within the band reads back repaired."""
-    instance = band_instance()
-    model = milp.build(instance, *milp.RELAXED)
+    """A solution HiGHS may return (rows violated within its 1e-6 tolerance) reads back repaired.
+
+    The band instance with a loose deadline on the first job: no window holds
+    both jobs, so no capacity row forbids running both on the VM.
+    """
+    instance = dataclasses.replace(band_instance(), deadline=np.array([10.0, 2.0 - 2.5e-9]))
+    model = milp.build(instance, *milp.relaxed(instance))
+    assert milp_capacity.capacity_rows(instance) == []
     for var, value in [(model.run[0], 1), (model.run[1], 1), (model.use[0, 0], 1),
                        (model.use[1, 0], 1), (model.order[0, 1, 0], 1),
-                       (model.start[0], -TIME_TOL), (model.start[1], 1.0 - 2 * TIME_TOL)]:
+                       (model.start[0], 0.0), (model.start[1], 1.0 - 2 * TIME_TOL)]:
         var.varValue = value
-    assert all(c.valid(eps=1e-12) for c in model.problem.constraints())
+    assert all(c.valid(eps=1e-8) for c in model.problem.constraints())
+    assert not all(c.valid(eps=1e-12) for c in model.problem.constraints())
     read = milp.extract(model)
     assert check(instance, read.solution) == [] and read.repaired == 1
     assert read.solution.dropped == {1: milp.REPAIRED}
@@ -230,13 +237,20 @@ def test_the_read_back_drops_a_job_that_ends_late_and_says_why() -> None:
     assert read.cuts == [[((0, 0), True), ((1, 0), True), ((0, 1, 0), True)]]
 
 
-def test_an_optimum_met_only_inside_the_band_is_not_claimed() -> None:
+def test_the_band_buys_nothing_and_the_optimum_is_proven() -> None:
     instance = band_instance()
-    assert fewest_unfinished(instance) == 0  # starting early and overlapping, 1e-9 each
-    result = run_method("gang", "exact", instance, time_limit=30)
-    assert check(instance, result.solution) == []
-    assert result.status is Status.FEASIBLE
-    assert (result.objective, result.bound) == (1, 0)
+    n = instance.n_jobs
+    assert fewest_unfinished(instance) == 1
+    # the band schedule an older checker accepted: the first starts early, the second overlaps
+    band = from_starts(n, {0: (-TIME_TOL, [0]), 1: (1.0 - 2 * TIME_TOL, [0])})
+    assert check(instance, band) != []
+    for backend in ("highs", "cpsat"):
+        if backend == "cpsat":
+            pytest.importorskip("ortools")
+        result = run_method("gang", "exact", instance, time_limit=30, backend=backend)
+        assert check(instance, result.solution) == []
+        assert result.status is Status.OPTIMAL
+        assert (result.objective, result.bound) == (1, 1)
 
 
 def test_a_deadline_met_only_inside_the_tolerance_is_met() -> None:

@@ -27,6 +27,20 @@ drops a job as soon as it can no longer be run. Decisions happen at events
 The simulation checks every choice against these rules, so a policy can
 only start valid gangs; the family checker re-checks the realised schedule.
 
+*Times*: a decision happens at its event's own time, an arrival or the end
+of a job as :meth:`_Run.start` computed it (``start + instructions /
+speed`` of the slowest task), never at the time SimPy recomputes from a
+delay (``now + (end - now)``, which may round an ulp away), and never before
+the decision before it. So a job starts at or after its arrival and the real
+ends of the tasks before it on its VMs (their job's end, the latest of
+them): at the earliest start of the checker's real times
+(:mod:`hybridsched.gang.checker`), or after it, when a VM it takes was freed
+with a slower task of the same job; the checker then rounds the start down
+to that earliest start (within ``TIME_TOL``) or keeps it (the job waited).
+Either way its real start is at most the stated one, so its tasks really end
+no later than the simulation's deadline test (``start + instructions /
+speed <= due + TIME_TOL``, the checker's expressions) found.
+
 *Speed*: the simulation keeps, per waiting job, how many of the fastest VMs
 still end its task by its deadline (a count that only falls as time passes:
 task times are ``instructions / speed``, so the VMs in time are always the
@@ -206,6 +220,7 @@ class _Run:
     def __init__(self, instance: Instance, policy: Policy, drop: str) -> None:
         self.sim = Simulation()
         self.instance, self.policy, self.latest = instance, policy, drop == "latest-start"
+        self.clock = -math.inf  # time of the last decision (module docstring, *Times*)
         self.fits, self.task_time, self.due = instance.fits(), instance.task_time(), instance.due
         n = instance.n_vms
         speed = np.asarray(instance.speed, dtype=float)
@@ -221,6 +236,7 @@ class _Run:
         self.instructions = np.asarray(instance.instructions, dtype=float).tolist()
         self.parallelism = instance.parallelism.tolist()
         self.due_plain = self.due.tolist()
+        self.arrival_time = np.asarray(instance.arrival, dtype=float).tolist()
         self.due_tol = (self.due + TIME_TOL).tolist()
         self.due_early = (self.due - TIME_TOL).tolist()
         arrival_order = np.argsort(instance.arrival, kind="stable")
@@ -259,10 +275,9 @@ class _Run:
                 high = middle
         return low
 
-    def drop_job(self, j: int, reason: str) -> None:
+    def drop_job(self, j: int, reason: str, when: float) -> None:
         self.dropped[j] = reason
-        self.sim.log.record(float(self.sim.now), "drop", job=self.instance.job_ids[j],
-                            reason=reason)
+        self.sim.log.record(when, "drop", job=self.instance.job_ids[j], reason=reason)
 
     def review(self, j: int, now: float) -> bool:
         """Update job ``j``'s VMs in time at ``now``; return whether it is late (to drop)."""
@@ -289,8 +304,9 @@ class _Run:
         self.reviewed.append((check, j))
         return False
 
-    def decide(self) -> None:
-        now = float(self.sim.env.now)
+    def decide(self, when: float) -> None:
+        """A decision at the time of the event that calls it (not before the last one)."""
+        now = self.clock = max(when, self.clock)
         self.stats.decisions += 1
         heap, waiting, due_check = self.heap, self.waiting, self.due_check
         late = []
@@ -308,7 +324,7 @@ class _Run:
             for j in late:
                 del waiting[j]
                 self.startable.discard(j)
-                self.drop_job(j, reason)
+                self.drop_job(j, reason, now)
         # A policy can only start a job with enough usable VMs: without one, skip it.
         # (startable may hold jobs that lost VMs to starts since: forget them now.)
         startable, eligible, parallelism, free = (self.startable, self.eligible,
@@ -353,21 +369,22 @@ class _Run:
             if k not in startable and (eligible[k] & free).bit_count() >= parallelism[k]:
                 startable.add(k)
         self.sim.log.record(end, "end", job=self.instance.job_ids[j])
-        self.decide()
+        self.decide(end)
 
     def arrive(self, batch: list[int]) -> None:
-        now, ids = float(self.sim.now), self.instance.job_ids
+        # The batch's own arrival time (SimPy's clock may be an ulp away from it).
+        now, ids = self.arrival_time[batch[0]], self.instance.job_ids
         for j in batch:
             self.sim.log.record(now, "arrival", job=ids[j])
             fitting = self.fit_bits[j].bit_count()
             if self.latest and fitting < self.parallelism[j]:
                 self.drop_job(j, f"only {fitting} VMs meet its demands, it needs "
-                              f"{int(self.parallelism[j])}")
+                              f"{int(self.parallelism[j])}", now)
             else:
                 self.waiting[j] = None
                 self.due_check[j] = -math.inf  # reviewed at the decision below
                 heapq.heappush(self.heap, (-math.inf, j))
-        self.decide()
+        self.decide(now)
 
 
 def simulate(instance: Instance, policy: Policy, *, drop: str = "latest-start"
@@ -380,7 +397,7 @@ def simulate(instance: Instance, policy: Policy, *, drop: str = "latest-start"
     run.sim.arrivals(instance.arrival, run.arrive)
     run.sim.run()
     for j in run.waiting:  # only under drop="deadline": queued past the last event
-        run.drop_job(j, "never started")
+        run.drop_job(j, "never started", max(run.clock, float(run.sim.now)))
     run.stats.wall_s = time.perf_counter() - started_at
     run.stats.events = len(run.sim.log)
     return (from_starts(instance.n_jobs, run.starts, run.dropped, run.sim.log.records()),

@@ -18,14 +18,16 @@ thread); it only picks among schedules with the same UFJ and proves nothing.
 
 Times and proofs (:mod:`.cpsat_times`): times are scaled by a power of
 ten. When arrivals, deadlines and task times (instructions / speed) are all
-decimal at that scale, the integer model has exactly the real problem's
-optimum under the checker's tolerance (the tolerance cannot buy a job:
-proof there). Otherwise (random floats, as the generators draw) the model
-is a **relaxation**: every row loosened by the checker's tolerance and
-rounded outwards, so its proven bound on UFJ holds for every schedule the
-checker accepts. Either way the schedule is read back in real time and
-checked (:mod:`.cpsat_extract`), and ``optimal`` is claimed only when
-the checked schedule's UFJ meets the proven bound. When the relaxed
+decimal at that scale (up to 12 places), the integer model has exactly the
+real problem's optimum under the checker's rule (its real times: the
+tolerance once, at the deadline, as whole units; binary64 rounding cannot
+buy a job: proof there). Otherwise (random floats, as the generators draw)
+the model is a **relaxation**: every row loosened by the checker's binary64
+rounding (and the deadline by its tolerance) and rounded outwards, so its
+proven bound on UFJ holds for every schedule the checker accepts. Either
+way the schedule is read back in real time and checked
+(:mod:`.cpsat_extract`), and ``optimal`` is claimed only when the checked
+schedule's UFJ meets the proven bound. When the relaxed
 model's schedule does not survive the read-back (it used the rounding), a
 **restricted** model (rows tightened, every solution real) is solved for a
 schedule, with the relaxed bound as a cut. The method starts from the best

@@ -5,11 +5,13 @@ tasks per VM class. :func:`assign` gives the tasks VMs, class by class in
 start order (a task takes VMs free at its start: the cumulative rule
 guarantees enough of them, intervals on a line); :func:`read_back` then
 places the jobs in that order on those VMs at their earliest *real* starts
-(``max(arrival, VMs free)``, the checker's float expressions), dropping a
-job that would end after ``due + TIME_TOL`` (the relaxed model may round in
-its favour; the exact and restricted models never need it). Earliest starts
-in a fixed order and VM choice only move jobs earlier, so a job kept never
-becomes late because of it, and the checker has the last word.
+(``max(arrival, VMs free)``, the checker's real times with its float
+expressions: each stated start is the real one), dropping a job that would
+end after ``due + TIME_TOL`` (the relaxed model may round in its favour;
+the exact and restricted models need it only where binary64 rounds an exact
+fit over the line). Earliest starts in a fixed order and VM choice only move
+jobs earlier, so a job kept never becomes late because of it, and the
+checker has the last word.
 """
 
 from __future__ import annotations

@@ -1,45 +1,54 @@
 """Integer times of the gang CP-SAT model: how the instance's float times are scaled.
 
-CP-SAT takes integers. A schedule's times are its starts ``S_j``, the
-arrivals ``a_j``, the deadlines ``d_j = a_j + deadline_j`` and the task
-times ``t_jv = instructions_j / speed_v``. The model (:mod:`.cpsat_build`)
-reads three integer arrays at a factor ``f`` (a power of ten): ``release[j]``
-(earliest start), ``size[j, v]`` (a task's length on VM ``v``) and
-``latest[j, v]`` (latest start of ``j`` if it runs a task on ``v``). They come
-in three kinds:
+CP-SAT takes integers. A schedule's times are its real starts ``S_j`` (the
+checker's, :mod:`hybridsched.gang.checker`), the arrivals ``a_j``, the
+deadlines ``d_j = a_j + deadline_j`` and the task times ``t_jv =
+instructions_j / speed_v``. The model (:mod:`.cpsat_build`) reads three
+integer arrays at a factor ``f`` (a power of ten): ``release[j]`` (earliest
+start), ``size[j, v]`` (a task's length on VM ``v``) and ``latest[j, v]``
+(latest start of ``j`` if it runs a task on ``v``). The checker grants
+``TIME_TOL`` once, at the deadline; every other slack of an accepted
+schedule is binary64 rounding: each rule holds in exact arithmetic within
+``r = rounding_slack(instance)``, and the exact earliest start at the end of
+a chain of ``n`` tasks lies within ``c = rounding_slack(instance, n)`` of
+the real one (:func:`hybridsched.gang.checker.rounding_slack`). Three kinds:
 
 ``exact``
     Every ``a_j``, ``deadline_j`` and ``t_jv`` (the decimal numbers, as
-    fractions) is an integer at scale ``f``, and ``f (n + 1) m < 1`` for the
-    margin ``m`` below. Then ``release = f a``, ``size = f t``, ``latest = f
-    (d - t)`` exactly, and the model's optimum is the real problem's: every
-    schedule the checker accepts (start up to ``TIME_TOL`` early, overlaps
-    and lateness up to ``TIME_TOL``, all with float rounding: each row holds
-    within ``m`` in real numbers) keeps its jobs, VMs and per-VM order in the
-    exact earliest-start pass ``T``, which starts every job at most ``(n +
-    1) m`` later than the schedule did (by induction along the chain of jobs
-    that set its start, ``m`` per link); ``f T`` is an integer and ends by
-    ``f d + f (n + 1) m < f d + 1``, so by ``f d``. ``T`` is a model
-    solution with the same jobs (same UFJ, same instructions), and every
-    model solution is a real schedule without any tolerance.
+    fractions) is an integer at scale ``f`` (at most ``10^12``:
+    :data:`EXACT_DECIMALS`), and the chain slack does not reach the next
+    unit: ``g = floor(f TIME_TOL + f c)`` equals ``floor(f TIME_TOL)``
+    (``f TIME_TOL`` is an integer from ``f = 10^9`` on; below, it is less
+    than 1 and ``g = 0``). Then ``release = f a``, ``size = f t``, ``latest =
+    f (d - t) + g``. Every accepted schedule keeps its jobs, VMs and per-VM
+    order in the exact earliest-start pass ``T``, which starts every job at
+    most ``c`` (less the deadline's share) later than its real start (by
+    induction along the chain of jobs that set its start, one rounding per
+    link); ``f (T + t)`` is an integer at most ``f (d + TIME_TOL) + f c``, so
+    at most ``f d + g``: ``T`` is a model solution with the same jobs (same
+    UFJ, same instructions). Conversely every model solution ends by ``d +
+    g / f <= d + TIME_TOL``: a real schedule (its binary64 read-back only
+    rounds, :mod:`.cpsat_extract`). The model's optimum is the real problem's.
 ``relaxed``
-    Otherwise. Each row is loosened by ``m`` and rounded outwards:
-    ``release = floor(f (a - m))``, ``size = floor(f (t - m))`` (at least 0),
-    ``latest = floor(f (d + m - t))``. For any accepted schedule, ``x_j =
-    floor(f S_j)`` satisfies them (``floor(p + q) >= floor(p) + floor(q)``),
-    so the model's feasible set contains every accepted schedule (with its
-    jobs): its proven bound on UFJ is valid for the real problem. Its
-    solutions may not be real schedules: they are read back and checked.
+    Otherwise. Each rule is loosened by ``r`` and rounded outwards:
+    ``release = floor(f a)``, ``size = floor(f (t - r))`` (at least 0),
+    ``latest = floor(f (d + TIME_TOL + r - t))``. For any accepted schedule,
+    ``x_j = floor(f S_j)`` satisfies them (``floor(p + q) >= floor(p) +
+    floor(q)``; a real start is never before the arrival), so the model's
+    feasible set contains every accepted schedule (with its jobs): its proven
+    bound on UFJ is valid for the real problem. Its solutions may not be real
+    schedules (each size may lose up to one unit, ``10^-9`` at
+    :data:`DECIMALS`, and those add up along a VM): they are read back and
+    checked.
 ``restricted``
     Rows tightened and rounded inwards: ``release = ceil(f a)``, ``size =
     ceil(f t)``, ``latest = floor(f (d - t))``: every solution is a real
     schedule (no tolerance used), so it is solved for a schedule when the
     relaxed model's does not read back; it proves nothing.
 
-``m = TIME_TOL + 16 eps H`` is the checker's tolerance plus a bound on its
-float rounding (``H`` the largest time, ``eps`` the double's epsilon), and
-floors and ceilings of float products are taken ``8 eps f H`` further out so
-that the float arithmetic here cannot round across an integer the wrong way.
+Floors and ceilings of float products are taken ``8 eps f H`` further out
+(``H`` the largest time, ``eps`` the double's epsilon) so that the float
+arithmetic here cannot round across an integer the wrong way.
 """
 
 from __future__ import annotations
@@ -50,17 +59,24 @@ from fractions import Fraction
 
 import numpy as np
 
-from hybridsched.gang.checker import TIME_TOL, could_finish
+from hybridsched.gang.checker import (
+    EPS,
+    TIME_TOL,
+    could_finish,
+    largest_time,
+    rounding_slack,
+)
 from hybridsched.gang.instance import Instance
 from hybridsched.models.solvers.cpsat import MAX_INTEGER, decimal_scale
 
 EXACT, RELAXED, RESTRICTED = "exact", "relaxed", "restricted"
-#: Most decimal places of the scale: 9, so that the relaxed and restricted models round
+#: Most decimal places of the relaxed and restricted models' scale: 9, so that they round
 #: times by at most 1e-9, the checker's tolerance (at 1e-6 they would disagree with it on
-#: near-tolerance instances); exact data with up to 6 decimals keeps its own smaller scale.
+#: near-tolerance instances).
 DECIMALS = 9
-#: Double precision's epsilon.
-EPS = float(np.finfo(float).eps)
+#: Most decimal places of exact data: 12, so that data placed at the tolerance (a deadline
+#: 1e-12 from a chain of tasks) keeps its own scale, and the model its exact optimum.
+EXACT_DECIMALS = 12
 
 
 @dataclass(frozen=True)
@@ -79,35 +95,28 @@ class Times:
         return f"times scaled by {self.factor} ({self.kind})"
 
 
-def largest_time(instance: Instance) -> float:
-    """The largest magnitude among arrivals, deadlines and task times (at least 1)."""
-    parts = [np.abs(instance.arrival), np.abs(instance.due), instance.task_time().ravel()]
-    return max([1.0] + [float(p.max()) for p in parts if p.size])
-
-
-def margin(instance: Instance) -> float:
-    """How far (in time units) a row of an accepted schedule may miss, rounding included."""
-    return TIME_TOL + 16 * EPS * largest_time(instance)
-
-
-def _factor(instance: Instance, ok: np.ndarray) -> tuple[int, bool]:
-    """The scale and whether the data is exactly integral at it (module docstring)."""
+def _exact_scale(instance: Instance, ok: np.ndarray) -> tuple[int, int] | None:
+    """The scale ``f`` and deadline units ``g`` of the exact kind, if the data allows it."""
     values = np.concatenate([instance.arrival, instance.deadline, instance.task_time()[ok]])
-    scaling = decimal_scale(values, max_decimals=DECIMALS)
+    scaling = decimal_scale(values, max_decimals=EXACT_DECIMALS)
     if not scaling.exact:
-        return scaling.factor, False
+        return None
     f = scaling.factor
-    if f * (instance.n_jobs + 1) * margin(instance) >= 1:
-        return f, False
+    tolerance = Fraction(f, 10**9)  # f TIME_TOL, exactly
+    g = math.floor(tolerance + Fraction(f * rounding_slack(instance, instance.n_jobs)))
+    if g != math.floor(tolerance):
+        return None
+    if f * (float(np.abs(instance.due).max(initial=0.0)) + 1.0) > MAX_INTEGER:
+        return None
     fractions = [Fraction(repr(float(v))) for v in np.concatenate(
         [instance.arrival, instance.deadline])]
     speed = [Fraction(repr(float(s))) for s in instance.speed]
     work = [Fraction(repr(float(w))) for w in instance.instructions]
     fractions += [work[j] / speed[v] for j, v in zip(*np.nonzero(ok), strict=True)]
-    return f, all((f * x).denominator == 1 for x in fractions)
+    return (f, g) if all((f * x).denominator == 1 for x in fractions) else None
 
 
-def _exact(instance: Instance, ok: np.ndarray, f: int) -> Times:
+def _exact(instance: Instance, ok: np.ndarray, f: int, g: int) -> Times:
     arrival = [int(Fraction(repr(float(a))) * f) for a in instance.arrival]
     due = [a + int(Fraction(repr(float(d))) * f)
            for a, d in zip(arrival, instance.deadline, strict=True)]
@@ -116,18 +125,18 @@ def _exact(instance: Instance, ok: np.ndarray, f: int) -> Times:
     latest = np.zeros(ok.shape, dtype=np.int64)
     for j, v in zip(*np.nonzero(ok), strict=True):
         t = int(Fraction(repr(float(instance.instructions[j]))) / speed[v] * f)
-        size[j, v], latest[j, v] = t, due[j] - t
+        size[j, v], latest[j, v] = t, due[j] + g - t
     return Times(EXACT, f, ok, np.array(arrival, dtype=np.int64), size, latest)
 
 
 def _rounded(instance: Instance, ok: np.ndarray, f: int, kind: str) -> Times:
     t = instance.task_time()
     guard = 8 * EPS * f * largest_time(instance)
-    m = margin(instance) if kind == RELAXED else 0.0
     if kind == RELAXED:
-        release = np.floor(f * (instance.arrival - m) - guard)
-        size = np.maximum(np.floor(f * (t - m) - guard), 0.0)
-        latest = np.floor(f * (instance.due[:, None] + m - t) - guard)
+        r = rounding_slack(instance)
+        release = np.floor(f * instance.arrival - guard)
+        size = np.maximum(np.floor(f * (t - r) - guard), 0.0)
+        latest = np.floor(f * (instance.due[:, None] + TIME_TOL + r - t) - guard)
     else:
         release = np.ceil(f * instance.arrival + guard)
         size = np.ceil(f * t + guard)
@@ -140,11 +149,19 @@ def _rounded(instance: Instance, ok: np.ndarray, f: int, kind: str) -> Times:
                  latest.astype(np.int64))
 
 
+def _rounded_scale(instance: Instance, ok: np.ndarray) -> int:
+    """The scale of the relaxed and restricted kinds (at most ``10^DECIMALS``)."""
+    values = np.concatenate([instance.arrival, instance.deadline, instance.task_time()[ok]])
+    return decimal_scale(values, max_decimals=DECIMALS).factor
+
+
 def first_times(instance: Instance) -> Times:
     """The model solved first: ``exact`` when the data allows it, else ``relaxed``."""
     ok = could_finish(instance)
-    f, exact = _factor(instance, ok)
-    return _exact(instance, ok, f) if exact else _rounded(instance, ok, f, RELAXED)
+    exact = _exact_scale(instance, ok)
+    if exact is not None:
+        return _exact(instance, ok, *exact)
+    return _rounded(instance, ok, _rounded_scale(instance, ok), RELAXED)
 
 
 def restricted_times(instance: Instance, factor: int) -> Times:

@@ -14,42 +14,47 @@ Objective: minimise ``UFJ - SIN_WEIGHT * SIN / (total SIN + 1)``: the fewest
 unfinished jobs, then the most instructions finished (the second term stays
 below half a job, see :func:`whole_jobs`).
 
-Same rule, same tolerance. The checker accepts a job ending up to
-``TIME_TOL`` after its deadline, a start up to ``TIME_TOL`` before the
-arrival and VM overlaps up to ``TIME_TOL``; HiGHS accepts an integer
-solution whose rows, bounds and integrality are violated by up to its MIP
-feasibility tolerance (1e-6, :data:`~hybridsched.models.solvers.highs.MIP_FEASIBILITY_TOL`).
-So the model is built with two slacks (deadline rows; arrivals and VM
-overlaps) and solved in up to three versions:
+Same rule, same tolerance. The checker (:mod:`hybridsched.gang.checker`)
+judges real times: a job really starts at the latest of its arrival and the
+real ends of the tasks before it on its VMs (a stated start within
+``TIME_TOL`` of that is rounded to it), and ends by ``due + TIME_TOL``: the
+tolerance once, at the deadline; every other slack is binary64 rounding,
+within :func:`~hybridsched.gang.checker.rounding_slack` per rule. HiGHS
+accepts an integer solution whose rows, bounds and integrality are violated
+by up to its MIP feasibility tolerance (1e-6,
+:data:`~hybridsched.models.solvers.highs.MIP_FEASIBILITY_TOL`), far more
+than that. So:
 
-- the *relaxed* model (:data:`RELAXED`) states every row with the checker's
-  tolerance added, so its feasible set contains every schedule the checker
-  accepts, and HiGHS's tolerances only enlarge it further: its dual bound is
-  a valid lower bound on the real problem's objective;
+- the model (:func:`relaxed`) states the deadline rows with ``TIME_TOL``
+  and every row with the binary64 rounding added: its feasible set contains
+  every schedule the checker accepts (at its real starts), and HiGHS's
+  tolerances only enlarge it further, so its dual bound is a valid lower
+  bound on the real problem's objective;
+- *capacity rows* (:func:`.milp_capacity.capacity_rows`), decided in
+  exact arithmetic, state how many tasks fit on a VM in a window when the
+  answer is closer to the window's length than HiGHS's tolerances (a chain
+  of tasks whose sum overfills a deadline by less than 1e-6): at most ``k``
+  of the jobs that arrive in the window and must end in it run a task on
+  the VM;
 - the schedule is read back from a solution by a forward pass (the model's
-  jobs, VMs and order on each VM, earliest starts, never before the arrival
-  nor overlapping) and *repaired*: a job that would end after ``due +
-  TIME_TOL`` by the checker's own float expression (``start +
-  instructions / speed``) is dropped, which only lets the later jobs start
+  jobs, VMs and order on each VM at their earliest real starts, the
+  checker's own expressions) and *repaired*: a job that would end after
+  ``due + TIME_TOL`` is dropped, which only lets the later jobs start
   earlier; the result always passes the checker;
-- when the repair had to drop a job (HiGHS used a tolerance band) and the
-  schedule does not meet the bound, the model is solved again for a
-  schedule (:data:`RETRIES`): with the deadline tolerance but no early start
-  or overlap (what the read-back produces), then with every row shortened by
-  twice HiGHS's tolerance. Each dropped job yields a no-good cut (the VM and
-  order choices that made it late, :func:`extract`), added to these models,
-  which are re-solved until their read-back needs no repair (at most
-  :data:`MAX_CUT_ROUNDS` rounds). The relaxed bound still bounds their
-  schedules.
+- each dropped job yields a no-good cut (the VM and order choices that made
+  it late, :func:`extract`), valid for every schedule the checker accepts
+  (real starts never precede earliest ones), so it is added to the model
+  itself, which is re-solved, its bound still valid, until the read-back
+  needs no repair or the bound meets the best schedule (at most
+  :data:`MAX_CUT_ROUNDS` rounds);
+- if a repair is still needed then, a *tightened* model (:data:`TIGHTENED`:
+  every row shortened by twice HiGHS's tolerance, with the cuts) is solved
+  for a schedule that reads back whole; it proves nothing.
 
-An optimum reached only inside the band (a job ending by ``due + TIME_TOL``
-only because it, or a job before it, starts early or overlaps) is therefore
-not returned, and not claimed: the result is ``feasible``, with the best
-schedule without early starts or overlaps and the relaxed bound.
 ``optimal`` is claimed only when the checked schedule's UFJ meets the proven
 bound. The method starts from the best heuristic schedule (given by the
-caller, as a MIP start: jobs, VMs, starts and the order binaries they imply)
-and never returns a worse one.
+caller, as a MIP start: jobs, VMs, real starts and the order binaries they
+imply) and never returns a worse one.
 """
 
 from __future__ import annotations
@@ -62,10 +67,18 @@ import numpy as np
 import pulp
 
 from hybridsched.budget import BudgetExpired, TimeBudget
-from hybridsched.gang.checker import TIME_TOL, check, could_finish, rank
+from hybridsched.gang.checker import (
+    TIME_TOL,
+    check,
+    could_finish,
+    rank,
+    rounding_slack,
+    timeline,
+)
 from hybridsched.gang.instance import Instance
 from hybridsched.gang.solution import Solution, from_starts
 from hybridsched.models.gang.claims import claim, first_incumbent
+from hybridsched.models.gang.milp_capacity import capacity_rows
 from hybridsched.models.solvers.highs import MIP_FEASIBILITY_TOL, SOLVER_TOL
 from hybridsched.models.solvers.pulp_highs import (
     ArrayHighs,
@@ -84,14 +97,11 @@ SIN_WEIGHT = 0.5
 #: What is taken off HiGHS's dual bound before rounding it up to whole jobs (see
 #: :func:`whole_jobs`).
 DUAL_MARGIN = 0.25
-#: ``(deadline slack, arrival and overlap slack)`` of the model whose dual bound is used:
-#: the checker's tolerances, so that it contains every schedule the checker accepts.
-RELAXED = (TIME_TOL, TIME_TOL)
-#: The versions solved for a schedule when the relaxed model's read-back had to be repaired:
-#: what the read-back itself produces (deadline tolerance, no early start, no overlap), then
-#: every row shortened by twice the tolerance HiGHS grants its integer solutions.
-RETRIES = ((TIME_TOL, 0.0), (-2 * MIP_FEASIBILITY_TOL, -2 * MIP_FEASIBILITY_TOL))
-#: Most rounds of no-good cuts (and re-solves) per retried model version.
+#: ``(deadline slack, arrival and overlap slack)`` of the model solved for a schedule when
+#: the relaxed model's read-back still needs repair: every row shortened by twice the
+#: tolerance HiGHS grants its integer solutions.
+TIGHTENED = (-2 * MIP_FEASIBILITY_TOL, -2 * MIP_FEASIBILITY_TOL)
+#: Most rounds of no-good cuts (and re-solves) per model.
 MAX_CUT_ROUNDS = 20
 #: HiGHS's model status when it stopped at the time limit (its own or the method's).
 TIME_LIMIT_STATUS = "Time limit reached"
@@ -168,13 +178,25 @@ def whole_jobs(dual: float) -> float:
     return float(math.ceil(dual - DUAL_MARGIN)) if math.isfinite(dual) else -math.inf
 
 
+def relaxed(instance: Instance) -> tuple[float, float]:
+    """``(deadline slack, arrival and overlap slack)`` of the model whose bound is used.
+
+    ``TIME_TOL`` on the deadline rows (the checker's once), plus binary64
+    rounding on every row (:func:`~hybridsched.gang.checker.rounding_slack`):
+    the model then contains every schedule the checker accepts.
+    """
+    rounding = rounding_slack(instance)
+    return TIME_TOL + rounding, rounding
+
+
 def build(instance: Instance, due_slack: float, order_slack: float,
           budget: TimeBudget | None = None) -> GangModel:
     """The model with ``due_slack`` added to the deadline rows and ``order_slack`` to the others.
 
     ``order_slack`` is how much earlier than its arrival a job may start and
-    how much two tasks on one VM may overlap; :data:`RELAXED` and
-    :data:`RETRIES` are the versions solved (see the module docstring).
+    how much two tasks on one VM may overlap; :func:`relaxed` and
+    :data:`TIGHTENED` are the versions solved (see the module docstring).
+    Both carry the capacity rows (:func:`.milp_capacity.capacity_rows`).
     """
     ok = could_finish(instance)
     times = instance.task_time()
@@ -202,6 +224,10 @@ def build(instance: Instance, due_slack: float, order_slack: float,
             t = float(times[j, v])
             problem.addConstraint(start[j] + t <= float(due[j]) + due_slack
                                   + (t + 2 * spread) * (1 - use[j, v]), f"due_{j}_{v}")
+    for row, (v, jobs, most) in enumerate(capacity_rows(instance, ok)):
+        mine = [use[j, v] for j in jobs if (j, v) in use]
+        if most < len(mine):
+            problem.addConstraint(pulp.lpSum(mine) <= most, f"capacity_{row}")
     horizon = (float(due.max() - arrival.min() + times[ok].max()) + 2 * spread
                if ok.any() else 0.0)
     order = {}
@@ -220,14 +246,18 @@ def build(instance: Instance, due_slack: float, order_slack: float,
 
 
 def start_values(model: GangModel, solution: Solution) -> dict[pulp.LpVariable, float]:
-    """The MIP start of a checked schedule: its jobs, VMs, starts and orders.
+    """The MIP start of a checked schedule: its jobs, VMs, real starts and orders.
 
-    Jobs, VMs and starts are the schedule's; a job that does not run starts
-    at its arrival; ``o_jkv = 1`` exactly when ``j`` starts first, which on a
-    VM both use is the order the schedule runs them in (no two tasks start
-    together on a VM: tasks take positive time and do not overlap).
+    Jobs and VMs are the schedule's, starts its real ones (the checker's
+    :func:`~hybridsched.gang.checker.timeline`); a job that does not run
+    starts at its arrival; ``o_jkv = 1`` exactly when ``j`` comes first in the
+    checker's order (stated starts, then job order), which on a VM both use
+    is the order the schedule runs them in.
     """
     instance = model.instance
+    line = timeline(instance, solution)
+    position = np.full(instance.n_jobs, instance.n_jobs)
+    position[line.order] = np.arange(len(line.order))
     placed: dict[int, set[int]] = {}
     for j, v in zip(solution.task_job.tolist(), solution.task_vm.tolist(), strict=True):
         placed.setdefault(j, set()).add(v)
@@ -235,11 +265,11 @@ def start_values(model: GangModel, solution: Solution) -> dict[pulp.LpVariable, 
     for j, var in model.run.items():
         ran = j in placed
         values[var] = float(ran)
-        values[model.start[j]] = float(solution.start[j]) if ran else float(instance.arrival[j])
+        values[model.start[j]] = float(line.start[j]) if ran else float(instance.arrival[j])
     for (j, v), var in model.use.items():
         values[var] = float(v in placed.get(j, ()))
     for (j, k, _), var in model.order.items():
-        values[var] = float(values[model.start[j]] <= values[model.start[k]])
+        values[var] = float(position[j] < position[k] or (position[j] == position[k] and j < k))
     return values
 
 
@@ -260,11 +290,12 @@ def extract(model: GangModel) -> ReadBack:
 
     The no-good of a dropped job lists the choices that made it late: its
     VM, and back along the chain that set its start (the job that freed the
-    binding VM last, their order on it, and so on). Every schedule with all
-    these choices starts each job of the chain no earlier than here (earliest
-    starts only grow with more work ahead; floats round monotonically), so
-    no schedule the checker accepts *without* early starts or overlaps makes
-    them all: the cut is valid for :data:`RETRIES`, not for :data:`RELAXED`.
+    binding VM last, their order on it, and so on). Every schedule the
+    checker accepts with all these choices starts each job of the chain no
+    earlier than here (its real starts are never before the earliest ones,
+    which only grow with more work ahead; floats round monotonically), so no
+    schedule the checker accepts makes them all: the cut is valid for every
+    model, the relaxed one included.
     """
     instance = model.instance
     times = instance.task_time()  # instructions / speed, the checker's division
@@ -414,27 +445,46 @@ class _Search:
         return outcome
 
     def run(self, cheap_bound: float) -> None:
-        """The relaxed model for the bound; the retries while its schedule falls short."""
-        outcome = self._solve(build(self.instance, *RELAXED, self.budget))
-        self.dual = outcome.bound
-        self.notes.append(f"HiGHS: {outcome.status}")
+        """The relaxed model for the bound, with cuts; the tightened one if still short."""
+        model = build(self.instance, *relaxed(self.instance), self.budget)
+        # The jobs left out of the model (no parallelism VMs could finish them in time, the
+        # checker's could_finish) are unfinished in every accepted schedule.
+        self.dual = float(self.instance.n_jobs - len(model.run))
+        if not model.run:
+            self.notes.append("no job can run")
+            return
+        outcome, rounds, learned = self._rounds(model, cheap_bound, proves=True)
+        self.notes.append(f"HiGHS: {outcome.status}" + (
+            f" after {rounds} round(s) and {len(learned)} no-good cut(s)" if rounds > 1 else ""))
         if outcome.repaired:
             self.notes.append(f"{outcome.repaired} job(s) dropped at read-back (ending after "
                               f"due + {TIME_TOL:g})")
-        learned = list(outcome.cuts)
-        for slacks in RETRIES:
-            if (self.unfinished() <= max(cheap_bound, self.dual) or self.stopped
-                    or not (outcome.repaired or outcome.rejected)):
-                return  # a retry can only help when HiGHS's schedule needed repair
-            model = build(self.instance, *slacks, self.budget)
-            add_cuts(model, learned)
-            for rounds in range(1, MAX_CUT_ROUNDS + 1):
-                outcome = self._solve(model)
-                if (self.unfinished() <= max(cheap_bound, self.dual) or self.stopped
-                        or not outcome.cuts or rounds == MAX_CUT_ROUNDS):
-                    break
-                add_cuts(model, outcome.cuts)
-                learned += outcome.cuts
-            self.notes.append(f"re-solved with row slacks {slacks[0]:g} (deadlines) and "
-                              f"{slacks[1]:g} (arrivals, overlaps), {rounds} round(s), "
-                              f"{len(learned)} no-good cut(s): HiGHS {outcome.status}")
+        if self._done(cheap_bound) or not (outcome.repaired or outcome.rejected):
+            return
+        model = build(self.instance, *TIGHTENED, self.budget)
+        add_cuts(model, learned)
+        outcome, rounds, learned = self._rounds(model, cheap_bound, learned, proves=False)
+        self.notes.append(f"re-solved with every row shortened by {-TIGHTENED[0]:g}, "
+                          f"{rounds} round(s), {len(learned)} no-good cut(s): "
+                          f"HiGHS {outcome.status}")
+
+    def _done(self, cheap_bound: float) -> bool:
+        return self.unfinished() <= max(cheap_bound, self.dual) or self.stopped
+
+    def _rounds(self, model: GangModel, cheap_bound: float,
+                learned: list[list[Literal]] | None = None, *, proves: bool
+                ) -> tuple[Outcome, int, list[list[Literal]]]:
+        """Solve ``model``, adding the read-back's cuts, until it needs no repair.
+
+        ``proves``: the model is the relaxed one, whose bound is kept.
+        """
+        learned = list(learned or [])
+        for rounds in range(1, MAX_CUT_ROUNDS + 1):
+            outcome = self._solve(model)
+            if proves:  # cuts are valid for every accepted schedule: still a relaxation
+                self.dual = max(self.dual, outcome.bound)
+            learned += outcome.cuts
+            if self._done(cheap_bound) or not outcome.cuts or rounds == MAX_CUT_ROUNDS:
+                break
+            add_cuts(model, outcome.cuts)
+        return outcome, rounds, learned
