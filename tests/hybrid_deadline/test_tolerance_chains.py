@@ -118,3 +118,14 @@ def test_certify_proves_the_exact_optimum_of_chains(n, excess):
         hand = cheating(instance, overlap, first, short)
         if not check(instance, hand):
             assert rent_cost(instance, hand) >= certificate.best_known
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("excess", ["0", "1e-12"])
+def test_certify_at_a_thousand_tasks(excess):
+    """The exact method at n = 1,000 (its packing search recursed once per task)."""
+    pytest.importorskip("ortools")
+    instance = chain_instance(1000, excess)
+    certificate = certify("hybrid-deadline", instance, name=instance.name, time_limit=60)
+    assert certificate.verdict == CERTIFIED, certificate.reason
+    assert same(certificate.best_known, optimum(instance))

@@ -21,6 +21,11 @@ from hybridsched.hybrid_deadline.instance import TIME_TOL, Instance
 from hybridsched.hybrid_deadline.solution import Solution
 
 
+#: Largest instance searched: the search recurses once per task placed, and Python's
+#: default recursion limit (1,000 frames, some of them the caller's) must hold it.
+MAX_TASKS_SEARCHED = 600
+
+
 class _OutOfNodes(Exception):  # noqa: N818 (a signal)
     """The packing search used up its node budget."""
 
@@ -48,8 +53,9 @@ def pack_within(
 
     ``by_density`` orders tasks by work over deadline instead of work (the
     two orders succeed on different instances; :func:`descend` tries both).
+    Instances of more than :data:`MAX_TASKS_SEARCHED` tasks are not searched.
     """
-    if instance.n_tasks == 0:
+    if instance.n_tasks == 0 or instance.n_tasks > MAX_TASKS_SEARCHED:
         return None
     started = time.perf_counter()
     state = State(instance)
