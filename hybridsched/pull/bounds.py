@@ -6,6 +6,11 @@ available and from the first arrival on, nor before (b) the largest work unit
 could end on the fastest host that is available long enough for it, started
 no earlier than its arrival. The bound is the larger of the two. Verification
 replicas, errors and delays only add work, so it holds for every method.
+
+"Available" is the checker's rule (:mod:`hybridsched.pull.checker`): a task
+that ran to its end may end up to ``TIME_TOL`` after its window's end, so
+each finite window counts as ``TIME_TOL`` longer, and the bound holds for
+every schedule the checker accepts.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import math
 import numpy as np
 
 from hybridsched.pull.instance import Instance
+from hybridsched.pull.timeline import TIME_TOL
 
 
 def capacity_bound(instance: Instance) -> float:
@@ -27,7 +33,7 @@ def capacity_bound(instance: Instance) -> float:
     times, deltas = [], []
     for h, spans in enumerate(instance.windows):
         for a, b in spans:
-            a = max(a, start)
+            a, b = max(a, start), b + TIME_TOL  # a task may end TIME_TOL after its window
             if b > a:
                 times += [a, b]
                 deltas += [float(instance.cpu[h]), -float(instance.cpu[h])]
@@ -58,7 +64,8 @@ def largest_unit_bound(instance: Instance) -> float:
         need = float(instance.noi[j]) / float(instance.cpu[h])
         for a, b in spans:
             begin = max(a, float(instance.arrival[j]))
-            if b - begin >= need:  # one uninterrupted window (a leaving host loses its task)
+            # One uninterrupted window (a leaving host loses its task), ending TIME_TOL late.
+            if b + TIME_TOL - begin >= need and begin < b - TIME_TOL:
                 best = min(best, begin + need)
                 break
     return best

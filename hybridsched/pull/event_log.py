@@ -3,14 +3,16 @@
 The log (:mod:`hybridsched.heuristics.pull.simulation`) is a second account of the run; a solution
 file
 that carries one claims every record of it. Rules (times within
-:data:`TIME_TOL`; ``end`` is the end of the run, the last unit's completion):
+:data:`TIME_TOL` of the *real* ones, :mod:`hybridsched.pull.timeline`; ``end``
+is the real end of the run, the last unit's real completion):
 
 - every record has a known kind and names known units and hosts; times are
   finite, at least 0, and in log order never decrease;
-- ``SCH`` records are the tasks' starts (unit, host, time), one each; ``RET``
-  records the returns of the ``correct``, ``wrong`` and ``never`` tasks (unit,
-  host, end, result ``correct``, ``wrong`` or ``none``); ``LOST`` records the
-  ends of the ``lost`` tasks. Cancelled tasks leave no record;
+- ``SCH`` records are the tasks' real starts (unit, host, time), one each;
+  ``RET`` records the returns of the ``correct``, ``wrong`` and ``never``
+  tasks (unit, host, real end, result ``correct``, ``wrong`` or ``none``);
+  ``LOST`` records the real ends of the ``lost`` tasks (their windows' ends).
+  Cancelled tasks leave no record;
 - the ``replica`` of a ``SCH`` record is the number of its unit's tasks in
   flight once it is sent, counted along the log (``SCH`` adds one,
   ``RET`` and ``LOST`` take one away);
@@ -35,9 +37,9 @@ import numpy as np
 from hybridsched.pull.instance import Instance
 from hybridsched.pull.schema import EVENT_FIELDS, RESULTS
 from hybridsched.pull.solution import CORRECT, LOST, NEVER, OUTCOMES, WRONG, Solution
+from hybridsched.pull.timeline import TIME_TOL  # the checker's
 
-#: Absolute tolerance on times (seconds): the checker's.
-TIME_TOL = 1e-6
+__all__ = ["KINDS", "MAX_LISTED", "RESULT_CODES", "TIME_TOL", "log_problems"]
 #: Most problems listed per rule.
 MAX_LISTED = 20
 KINDS = tuple(EVENT_FIELDS)
@@ -92,8 +94,13 @@ def _parse(instance: Instance, events: tuple[dict[str, Any], ...]
     return log, problems
 
 
-def log_problems(instance: Instance, solution: Solution, end: float | None) -> list[str]:
-    """Every disagreement of ``solution.events`` with the tasks and the instance."""
+def log_problems(instance: Instance, solution: Solution, end: float | None,
+                 starts: np.ndarray | None = None, ends: np.ndarray | None = None
+                 ) -> list[str]:
+    """Every disagreement of ``solution.events`` with the tasks and the instance.
+
+    ``starts`` and ``ends``: the tasks' real times (default: the stated ones).
+    """
     if solution.events is None:
         return []
     log, problems = _parse(instance, solution.events)
@@ -108,7 +115,9 @@ def log_problems(instance: Instance, solution: Solution, end: float | None) -> l
         problems.append(f"event {k + 1} ({KINDS[log.kind[k + 1]]} at {log.time[k + 1]:g}) "
                         f"comes after event {k} at {log.time[k]:g}")
     problems += _replicas(instance, log)
-    problems += _tasks(instance, solution, log)
+    problems += _tasks(instance, solution, log,
+                       solution.start if starts is None else starts,
+                       solution.end if ends is None else ends)
     problems += _arrivals(instance, log, end)
     problems += _windows(instance, log, end)
     return [f"event log: {p}" for p in problems]
@@ -131,8 +140,9 @@ def _replicas(instance: Instance, log: _Log) -> list[str]:
                             strict=True)]
 
 
-def _tasks(instance: Instance, solution: Solution, log: _Log) -> list[str]:
-    """SCH, RET and LOST records against the tasks' starts and ends."""
+def _tasks(instance: Instance, solution: Solution, log: _Log, starts: np.ndarray,
+           ends: np.ndarray) -> list[str]:
+    """SCH, RET and LOST records against the tasks' (real) starts and ends."""
     s, n_hosts = solution, instance.n_hosts
 
     def name(key: int) -> str:
@@ -149,12 +159,12 @@ def _tasks(instance: Instance, solution: Solution, log: _Log) -> list[str]:
     ret = log.kind == KINDS.index("RET")
     sch, lost = log.kind == KINDS.index("SCH"), log.kind == KINDS.index("LOST")
     results = tuple(RESULTS.values())
-    problems += _match("SCH", "task starts", pair, s.start, logged[sch], log.time[sch], name)
+    problems += _match("SCH", "task starts", pair, starts, logged[sch], log.time[sch], name)
     problems += _match("RET", "returned results", pair[returned] * 3 + code[returned],
-                       s.end[returned], logged[ret] * 3 + log.result[ret], log.time[ret],
+                       ends[returned], logged[ret] * 3 + log.result[ret], log.time[ret],
                        lambda key: f"{name(key // 3)} ({results[key % 3]})")
     problems += _match("LOST", f"{OUTCOMES[LOST]} tasks", pair[s.outcome == LOST],
-                       s.end[s.outcome == LOST], logged[lost], log.time[lost], name)
+                       ends[s.outcome == LOST], logged[lost], log.time[lost], name)
     return problems
 
 

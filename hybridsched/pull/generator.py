@@ -231,3 +231,42 @@ def small_instance(seed: int) -> Instance:
         price=np.array([h[2] for h in hosts]), error=np.array([h[3] for h in hosts]),
         windows=tuple(h[4] for h in hosts), seed=seed, behaviour=Behaviour(0.15, 0.05, 1.5, seed),
         provenance={"generator": "pull-small", "seed": seed})
+
+
+def chain_instance(n: int, duration: float = 1.0, *, arrival: float = 0.0, cpu: float = 1.0,
+                   seed: int = 0, name: str | None = None) -> Instance:
+    """A tolerance chain: ``n`` equal work units on one host, every result correct and in time.
+
+    One reliable cloud host (``cpu`` instructions per second, error 0,
+    available all the time), ``n`` units of ``duration x cpu`` instructions,
+    all arriving at ``arrival``; behaviour: no result delayed or lost (so
+    every draw is in time and correct, whatever the ``seed``).
+
+    **Closed-form optimum.** One host runs one task at a time, each unit once
+    (its result is correct; a replica after it would be refused) and never
+    idles while a unit waits, so *every* valid schedule runs the units back to
+    back from ``arrival``: the makespan is ``n x d``, ``d = noi / cpu`` the
+    binary64 duration (``duration`` itself when ``duration x cpu / cpu``
+    rounds back to it), the first schedule being ``arrival``. The checker's
+    binary64 sum of the chain differs from ``n x d`` by at most ``n x 2^-53``
+    relative (nothing when ``d`` is a dyadic number, such as 1 or 2.5, and
+    ``n x d`` small enough). A checker whose tolerances added up along the host
+    accepted schedules ~``2 n x 1e-6`` s shorter (each task ``TIME_TOL`` short,
+    each started ``TIME_TOL`` before the previous one ends): what
+    :mod:`tests.pull.test_tolerance_chains` builds.
+    """
+    if not 1 <= n <= MAX_UNITS:
+        raise InputError(f"units: must be between 1 and {MAX_UNITS}, got {n}")
+    if not (math.isfinite(duration) and duration > 0 and math.isfinite(cpu) and cpu > 0):
+        raise InputError("duration and cpu: must be finite numbers > 0, got "
+                         f"{duration:g} and {cpu:g}")
+    if not (math.isfinite(arrival) and 0 <= arrival <= MAX_TIME):
+        raise InputError(f"arrival: must be a time in [0, {MAX_TIME:g}], got {arrival:g}")
+    return Instance(
+        name=name or f"pull-chain-{n}-d{duration:g}",
+        unit_ids=tuple(f"w{k}" for k in range(n)), noi=np.full(n, duration * cpu),
+        arrival=np.full(n, float(arrival)), host_ids=("cloud-0",), dci=("cloud",),
+        cpu=np.array([float(cpu)]), price=np.array([0.001]), error=np.zeros(1),
+        windows=(((0.0, math.inf),),), seed=seed, behaviour=Behaviour(0.0, 0.0, 1.5, seed),
+        provenance={"generator": "pull-chain", "units": n, "duration": duration,
+                    "arrival": arrival, "cpu": cpu, "seed": seed})

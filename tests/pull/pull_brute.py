@@ -4,7 +4,8 @@ Independent of the models: a small event-driven search. Hosts decide in time
 order; a ready host starts a unit that has arrived and is not done before
 now (a replica of a unit completing exactly now is allowed, as the checker
 allows it), idles to the next arrival when nothing waits, and loses a task
-its window ends first. Durations are the exact ``noi / cpu x delay``.
+its window ends first (by more than the checker's ``TIME_TOL``: the rule's
+one threshold). Durations are the exact ``noi / cpu x delay``.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import math
 from hybridsched.pull.behaviour import replay
 from hybridsched.pull.instance import Instance
 from hybridsched.pull.solution import CORRECT
+from hybridsched.pull.timeline import TIME_TOL
 
 
 def brute_makespan(instance: Instance, depth: int = 12) -> float:
@@ -24,9 +26,12 @@ def brute_makespan(instance: Instance, depth: int = 12) -> float:
     best = [math.inf]
 
     def window_at(h: int, t: float) -> tuple[float, float] | None:
-        """The window of ``h`` holding time ``t``, or the next one (its start > t)."""
+        """The window of ``h`` a task can start in at ``t``, or the next one (start > t).
+
+        A task starts more than ``TIME_TOL`` before its window ends (the checker's rule).
+        """
         for a, b in instance.windows[h]:
-            if t < b:
+            if t < b - TIME_TOL:
                 return (a, b)
         return None
 
@@ -60,7 +65,7 @@ def brute_makespan(instance: Instance, depth: int = 12) -> float:
             end = r + float(instance.noi[u]) / float(instance.cpu[h]) * delay
             ready2, count2, done2 = ready.copy(), count.copy(), done.copy()
             count2[h] += 1
-            if end > span[1]:
+            if end > span[1] + TIME_TOL:
                 ready2[h] = settle(h, span[1])
             else:
                 ready2[h] = settle(h, end)

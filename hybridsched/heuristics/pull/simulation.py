@@ -49,8 +49,18 @@ verified on return: a wrong one lowers the host's reputation
 (:mod:`hybridsched.pull.reputation`) and the unit stays queued.
 
 A host whose task would end after its window ends loses it when it leaves
-(one due at that very instant returns; if the host's next window starts then,
-it pulls once, after that return).
+(one due by the window's end plus the checker's ``TIME_TOL`` returns, the
+rule's one threshold; if the host's next window has started by then, it
+pulls once, after that return). A host pulls only more than ``TIME_TOL``
+before it leaves (the rule's threshold for a start).
+
+**Times are real times** (:mod:`hybridsched.pull.checker`): every time
+recorded (tasks and event log) is a data value (a window's start or end, an
+arrival) or a task's start plus its ``ECT x delay``, computed as the checker
+computes it, never SimPy's clock (which adds and subtracts along the way and
+may drift by a rounding): so a start is exactly the task's ready time and an
+end exactly its real end.
+
 Idle hosts (nothing queued) pull again when new work units arrive. The
 simulation stops when every unit has a correct result, or when nothing is
 left to happen (units then stay incomplete); replicas still running when
@@ -85,6 +95,7 @@ from hybridsched.pull.solution import (
     Solution,
     from_records,
 )
+from hybridsched.pull.timeline import TIME_TOL
 from hybridsched.sim import Simulation
 
 
@@ -173,6 +184,7 @@ class _Running:
     end: float
     delay: float
     outcome: int  # what happens if the host stays until ``end``
+    awaited: bool  # its return is scheduled (it ends by its window's end + TIME_TOL)
 
 
 def simulate(instance: Instance, policy: PullPolicy, *, horizon: float = MAX_PULL_SECONDS,
@@ -203,14 +215,19 @@ def simulate(instance: Instance, policy: PullPolicy, *, horizon: float = MAX_PUL
     records: list[tuple[int, int, float, float, float, int]] = []
     done = sim.env.event()  # every unit complete, or a limit reached
     stopped = [""]
+    run_end = [0.0]  # the real time of the last completion
     units, hosts = instance.unit_ids, instance.host_ids
 
     def window_end(h: int) -> float:
         return instance.windows[h][window[h]][1]
 
-    def pull(h: int) -> None:
-        now = float(sim.now)
-        if not remaining[0] or window_end(h) <= now:
+    def pull(h: int, now: float) -> None:
+        """Host ``h`` pulls at the real time ``now`` (its ready time).
+
+        Not within ``TIME_TOL`` of its leaving (the checker's rule: a task starts
+        more than ``TIME_TOL`` before its window ends).
+        """
+        if not remaining[0] or now >= window_end(h) - TIME_TOL:
             return
         if not queued.any():
             idle.add(h)
@@ -227,14 +244,15 @@ def simulate(instance: Instance, policy: PullPolicy, *, horizon: float = MAX_PUL
         tasks_created[0] += 1
         delay, outcome = draws.next(h)
         end = now + float(noi[u] / cpu[h]) * delay
-        running[h] = _Running(u, now, end, delay, outcome)
+        awaited = end <= window_end(h) + TIME_TOL and end <= horizon
+        running[h] = _Running(u, now, end, delay, outcome, awaited)
         log.record(now, "SCH", unit=units[u], host=hosts[h], replica=int(inflight[u]))
-        if end <= window_end(h) and end <= horizon:
-            sim.after(end - now, lambda: finish(h))
+        if awaited:
+            sim.after(max(0.0, end - float(sim.now)), lambda: finish(h))
 
     def finish(h: int) -> None:
         task = running.pop(h)
-        now = float(sim.now)
+        now = task.end
         u = task.unit
         inflight[u] -= 1
         records.append((u, h, task.start, now, task.delay, task.outcome))
@@ -249,41 +267,44 @@ def simulate(instance: Instance, policy: PullPolicy, *, horizon: float = MAX_PUL
                 queued[u] = False
                 remaining[0] -= 1
                 if not remaining[0]:
+                    run_end[0] = now
                     done.succeed()
                     return
         if available[h]:
-            pull(h)
+            pull(h, now)
 
     def join(h: int) -> None:
         window[h] += 1
         available[h] = True
-        log.record(float(sim.now), "HJ", host=hosts[h])
-        # A window that starts when the previous one ends can find the host still holding
-        # a task that returns at this instant: it pulls when that result is returned.
+        now = float(instance.windows[h][window[h]][0])
+        log.record(now, "HJ", host=hosts[h])
+        # A window that starts when (or just after) the previous one ends can find the host
+        # still holding a task that returns then: it pulls when that result is returned.
         if h not in running:
-            pull(h)
+            pull(h, now)
 
     def leave(h: int) -> None:
-        now = float(sim.now)
+        now = float(window_end(h))
         available[h] = False
         idle.discard(h)
         log.record(now, "HLE", host=hosts[h])
         task = running.get(h)
-        if task is not None and task.end > now:  # a task ending now still returns
+        if task is not None and not task.awaited:  # one due by now + TIME_TOL still returns
             del running[h]
             inflight[task.unit] -= 1
             records.append((task.unit, h, task.start, now, task.delay, LOST))
             log.record(now, "LOST", unit=units[task.unit], host=hosts[h])
 
     def arrive(batch: list[int]) -> None:
+        now = float(instance.arrival[batch[0]])
         for u in batch:
-            log.record(float(sim.now), "WKUA", unit=units[u])
+            log.record(now, "WKUA", unit=units[u])
         queued[batch] = True
         created[batch] = tasks_created[0] + np.arange(len(batch))
         tasks_created[0] += len(batch)
         for h in sorted(idle):
             idle.discard(h)
-            pull(h)
+            pull(h, now)
 
     if n == 0:
         done.succeed()
@@ -292,7 +313,7 @@ def simulate(instance: Instance, policy: PullPolicy, *, horizon: float = MAX_PUL
         sim.availability(instance.windows[h], lambda h=h: join(h), lambda h=h: leave(h))
     if sim.run_until(done) and not stopped[0]:
         for h, task in sorted(running.items()):  # replicas still running: abandoned
-            records.append((task.unit, h, task.start, float(sim.now), task.delay, CANCELLED))
+            records.append((task.unit, h, task.start, run_end[0], task.delay, CANCELLED))
     elif remaining[0] and not stopped[0]:
         stopped[0] = f"the hosts' availability ends first (or the horizon, {horizon:.0e} s)"
     stats = OnlineStats(decisions=policy.decisions.count, decision_s=policy.decisions.seconds,

@@ -85,8 +85,11 @@ def solve(instance: Instance, *, backend: str = "highs", time_limit: float | Non
                       message=f"too large for the offline model ({error}): the best online "
                               "schedule and the makespan lower bound")
     factor = offline.scaling.factor
-    # The run cannot end before origin + lower; less the grid drift of a schedule's times.
-    floor_end = math.floor((origin + lower) * factor) - sum(h.positions for h in offline.hosts) - 1
+    # How far the grid end of an accepted schedule's choices may lie below factor times its
+    # real end (:class:`~.problem.Margins`: zero when nothing is rounded).
+    drift_steps = offline.margins.top + offline.margins.rounding
+    # The run cannot end before origin + lower; less that drift.
+    floor_end = math.floor((origin + lower) * factor - drift_steps) - 1
     try:
         if backend == "cpsat":
             proved, objective, bound, plan = _cpsat(offline, budget, best, floor_end,
@@ -101,16 +104,20 @@ def solve(instance: Instance, *, backend: str = "highs", time_limit: float | Non
         found_value = evaluate(instance, found).objective
         if found_value < value - TOL * max(1.0, value):
             best, value = found, found_value
-    # On a rounded grid (delay factors) each duration is off by at most half a step, so
-    # the real problem's optimum lies at most that much per task below the grid's: the
-    # bound given is the grid's less that drift, valid for the real problem. ``optimal``
-    # then means within TOL of it, as for every exact method (HiGHS's relative gap).
-    drift = 0.0 if offline.scaling.exact else (
-        (0.5 * sum(h.positions for h in offline.hosts) + 1) / factor)
+    # The grid problem is a relaxation of the checker's set (:mod:`.problem`): every
+    # accepted schedule's choices are a grid solution whose end lies at most the drift
+    # below factor times its real end. So the bound given is the grid's less that drift,
+    # valid for every schedule the checker accepts. ``optimal`` then means that a checked
+    # schedule meets it within TOL, as for every exact method (HiGHS's relative gap).
+    drift = drift_steps / factor
     claimed = max(lower, bound - origin - drift) if bound is not None else lower
-    grid = "" if offline.scaling.exact else (
-        f"; durations rounded to 1/{factor} s (delay factors): optimal within "
-        f"{drift:.1e} s, the grid's drift")
+    if drift == 0:
+        grid = ""
+    elif offline.scaling.exact:
+        grid = f"; optimal within {drift:.1e} s, binary64's rounding of the real times"
+    else:
+        grid = (f"; durations rounded to 1/{factor} s (delay factors): optimal within "
+                f"{drift:.1e} s, the grid's drift")
     if (proved and objective is not None and _close(value, objective - origin)
             and _close(value, max(value, claimed))):
         return Result(METHOD, FAMILY, Status.OPTIMAL, solution=best, bound=min(value, claimed),
@@ -146,6 +153,6 @@ def _cpsat(offline, budget: TimeBudget, best: Solution, floor_end: int,  # noqa:
                            parameters=parameters)
     factor = offline.scaling.factor
     plan = cpsat.read(built, out.solver) if out.has_incumbent else None
-    objective = None if out.objective is None else out.objective / factor
-    bound = None if out.bound is None else out.bound / factor
+    objective = None if not out.has_incumbent else out.solver.value(built.end) / factor
+    bound = None if out.bound is None else built.run_end_bound(out.bound) / factor
     return out.status == Status.OPTIMAL, objective, bound, plan
