@@ -202,7 +202,7 @@ def chain_instance(n: int, excess: str = "0") -> Instance:
     rounded up to 12 places (``excess``: a decimal text, e.g. ``"1e-12"`` or
     ``"-1e-12"``; 12 places keep the data exact for the CP-SAT model). The optimum is $0 when the works add up to at most
     ``1 + TIME_TOL`` GHz-hours exactly (all on the PM core), else $1 (one task
-    on one VM-hour). These are the adversarial instances of the certify
+    on one VM-hour); it is recorded in the instance's reference block. These are the adversarial instances of the certify
     benchmark: a checker whose tolerance added up along the core would accept
     a $0 schedule above that line.
     """
@@ -212,7 +212,9 @@ def chain_instance(n: int, excess: str = "0") -> Instance:
         raise InputError(f"n: must be a positive integer, got {n!r}")
     total = Fraction(1) + Fraction(1, 10**9) + Fraction(excess)
     work = -(-total * 10**12 // n) / Fraction(10**12)  # ceiling to 12 places
+    optimum = 0.0 if n * work <= Fraction(1) + Fraction(1, 10**9) else 1.0
     return Instance(name=f"chain-{n}-{excess}", task_ids=tuple(f"t{i}" for i in range(n)),
                     task_job=tuple(f"t{i}" for i in range(n)),
                     work=np.full(n, float(work)), deadline=np.full(n, 1.0),
-                    pms=(PM("pm0", 1, 1.0),), vm_types=(VMType("vm", 1, 1.0, 1.0),))
+                    pms=(PM("pm0", 1, 1.0),), vm_types=(VMType("vm", 1, 1.0, 1.0),),
+                    reference={"optimal_cost": optimum})
