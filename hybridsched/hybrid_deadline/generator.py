@@ -70,6 +70,25 @@ def sized_local_pool(work: np.ndarray, deadline: np.ndarray, rng: np.random.Gene
     return tuple(chosen)
 
 
+def _job_sizes(rng: np.random.Generator, n_tasks: int) -> np.ndarray:
+    """Jobs of 1-4 tasks (uniform) until ``n_tasks`` are drawn, the last one cut to fit.
+
+    The same draws, in the same order, as one ``integers(1, 5)`` call per job
+    (instances of earlier versions stay the same), in linear time: the sizes
+    are drawn ahead on a copy of the generator's state, then exactly as many
+    from the generator itself.
+    """
+    if n_tasks == 0:
+        return np.zeros(0, dtype=np.int64)
+    state = rng.bit_generator.state
+    ahead = np.cumsum(rng.integers(1, 5, size=n_tasks))  # every job has a task at least
+    jobs = int(np.searchsorted(ahead, n_tasks)) + 1
+    rng.bit_generator.state = state
+    sizes = rng.integers(1, 5, size=jobs)
+    sizes[-1] -= int(sizes.sum()) - n_tasks
+    return sizes
+
+
 def generate(
     n_tasks: int,
     alpha: Alpha = "mixed",
@@ -106,9 +125,7 @@ def generate(
         raise InputError(f"--local-share: must be in (0, 1], got {local_share}")
     rng = np.random.default_rng(seed)
     work = np.clip(rng.lognormal(np.log(1.5), 0.9, n_tasks), 0.1, 12.0).round(4)
-    job_sizes: list[int] = []
-    while sum(job_sizes) < n_tasks:
-        job_sizes.append(int(min(rng.integers(1, 5), n_tasks - sum(job_sizes))))
+    job_sizes = _job_sizes(rng, n_tasks)
     alphas = (rng.choice(ALPHAS, len(job_sizes)) if alpha == "mixed"
               else np.full(len(job_sizes), alpha))
     job_of = np.repeat(np.arange(len(job_sizes)), job_sizes)
@@ -200,11 +217,12 @@ def chain_instance(n: int, excess: str = "0") -> Instance:
     One PM with one 1 GHz core, a 1-core 1 GHz VM type at $1/h, deadlines of
     1 h; each task's work is the decimal ``(1 h + TIME_TOL + excess) / n``
     rounded up to 12 places (``excess``: a decimal text, e.g. ``"1e-12"`` or
-    ``"-1e-12"``; 12 places keep the data exact for the CP-SAT model). The optimum is $0 when the works add up to at most
-    ``1 + TIME_TOL`` GHz-hours exactly (all on the PM core), else $1 (one task
-    on one VM-hour); it is recorded in the instance's reference block. These are the adversarial instances of the certify
-    benchmark: a checker whose tolerance added up along the core would accept
-    a $0 schedule above that line.
+    ``"-1e-12"``; 12 places keep the data exact for the CP-SAT model). The
+    optimum is $0 when the works add up to at most ``1 + TIME_TOL`` GHz-hours
+    exactly (all on the PM core), else $1 (one task on one VM-hour); it is
+    recorded in the instance's reference block. These are the adversarial
+    instances of the certify benchmark: a checker whose tolerance added up
+    along the core would accept a $0 schedule above that line.
     """
     from fractions import Fraction
 

@@ -25,10 +25,11 @@ never per task: n tasks on one core hold exactly the work that fits in
 nor hurts a schedule.
 
 *Speed.* Real ends are first computed in binary64 with a bound on their
-rounding error. A schedule built back to back in binary64 (each stated start equal to the
-stated finish before it, the first 0, each stated finish equal to
-``start + work / capacity``) has its stated finishes as real ends. A comparison whose outcome the error bound leaves
-open, and every core that is not back to back, are recomputed with
+rounding error. A schedule built back to back in binary64 (each stated
+start equal to the stated finish before it, the first 0, each stated finish
+equal to ``start + work / capacity``) has its stated finishes as real ends.
+A comparison whose outcome the error bound leaves open, and every core that
+is not back to back, are recomputed with
 :class:`fractions.Fraction`: exact, and rare.
 """
 

@@ -20,7 +20,6 @@ from hybridsched.hybrid_deadline.checker import check, rent_cost
 from hybridsched.hybrid_deadline.instance import TIME_TOL, Instance
 from hybridsched.hybrid_deadline.solution import Solution
 
-
 #: Largest instance searched: the search recurses once per task placed, and Python's
 #: default recursion limit (1,000 frames, some of them the caller's) must hold it.
 MAX_TASKS_SEARCHED = 600
