@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from hybridsched.hybrid_deadline.instance import TIME_TOL, Instance
+from hybridsched.hybrid_deadline.timeline import decimal
 from hybridsched.models.solvers.cpsat import decimal_scale
 
 #: Decimal places of the data tried before it counts as not decimal (above the driver's 6:
@@ -49,11 +50,6 @@ MAX_DECIMALS = 12
 
 #: Largest scaled magnitude allowed (loads of all tasks included), well inside int64.
 LARGEST = 2**50
-
-
-def rational(value: float) -> Fraction:
-    """A float as its shortest decimal text reads (``0.1`` is one tenth)."""
-    return Fraction(repr(float(value)))
 
 
 @dataclass(frozen=True)
@@ -92,7 +88,7 @@ class ScaledData:
 
     def deadline_limit(self, capacity: float, deadline: float) -> int:
         """Largest load (work units) a core of ``capacity`` finishes by ``deadline + TIME_TOL``."""
-        units = self._capacity_units[capacity] * (rational(deadline) + self._tol)
+        units = self._capacity_units[capacity] * (decimal(deadline) + self._tol)
         return math.floor(units) if self.exact else math.ceil(units)
 
     def cost(self, scaled: float) -> float:
@@ -115,7 +111,7 @@ def scale_data(instance: Instance) -> ScaledData:
     f_work, e_work = _power(work)
     f_cap, e_cap = _power(capacities)
     factor = max(f_work, f_cap)  # powers of ten: the larger is a multiple of both
-    top = (sum(rational(w) for w in work)
+    top = (sum(decimal(w) for w in work)
            + max(capacities, default=1.0) * (max(work + [float(d) for d in instance.deadline],
                                                  default=0.0) + 1.0)) + 1
     exact = e_work and e_cap
@@ -123,19 +119,19 @@ def scale_data(instance: Instance) -> ScaledData:
         factor //= 10
         exact = False
     big = Fraction(factor)
-    scaled = [rational(w) * big for w in work]
+    scaled = [decimal(w) * big for w in work]
     exact = exact and all(v.denominator == 1 for v in scaled)
-    units = {c: rational(c) * big for c in capacities}
+    units = {c: decimal(c) * big for c in capacities}
     exact = exact and all(v.denominator == 1 for v in units.values())
     prices = [float(vm.price) for vm in instance.vm_types]
     f_price, e_price = _power(prices)
-    price_values = [rational(p) * f_price for p in prices]
+    price_values = [decimal(p) * f_price for p in prices]
     return ScaledData(
         factor=factor,
         exact=exact and e_price and all(v.denominator == 1 for v in price_values),
         work=tuple(math.floor(v) for v in scaled),
         price_factor=f_price,
         price=tuple(math.floor(v) for v in price_values),
-        _tol=rational(TIME_TOL),
+        _tol=decimal(TIME_TOL),
         _capacity_units=units,
     )
