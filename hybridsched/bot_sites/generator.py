@@ -115,6 +115,33 @@ def etc_matrix(rng: np.random.Generator, bots: int, sites: int, scenario: str,
     return etc.round(6)
 
 
+#: Uniform draws held at once while the DAG's edges are drawn (a block of rows).
+_EDGE_BLOCK = 1 << 22
+
+
+def dag_edges(rng: np.random.Generator, bots: int, dependency: float) -> np.ndarray:
+    """Edges ``(a, b)``, ``a < b``, each pair of BoTs with probability ``dependency``.
+
+    The same draws as one ``(bots, bots)`` matrix of uniforms read row by row
+    (instances of earlier versions stay the same), held a block of rows at a
+    time, so memory stays bounded; with ``dependency`` 0 the draws are
+    skipped by advancing the generator past them, so independent BoTs cost
+    linear time.
+    """
+    if dependency <= 0 and hasattr(rng.bit_generator, "advance"):
+        rng.bit_generator.advance(bots * bots)  # one 64-bit output per uniform double
+        return np.zeros((0, 2), dtype=np.int64)
+    rows = max(1, _EDGE_BLOCK // max(bots, 1))
+    found = []
+    for first in range(0, bots, rows):
+        block = rng.random((min(rows, bots - first), bots)) < dependency
+        a, b = np.nonzero(block)
+        a += first
+        keep = b > a
+        found.append(np.stack((a[keep], b[keep]), axis=1))
+    return np.concatenate(found) if found else np.zeros((0, 2), dtype=np.int64)
+
+
 def generate(*, sites: int = 10, bots: int = 10, tasks_per_bot: tuple[int, int] = (10000, 20000),
              procs_per_site: tuple[int, int] = (64, 128), scenario: str = "HiHi",
              consistent: bool = False, seed: int = 0, dependency: float = 0.1,
@@ -169,8 +196,7 @@ def generate(*, sites: int = 10, bots: int = 10, tasks_per_bot: tuple[int, int] 
                              rng.uniform(*PRICE_RANGE, sites - n_private))).round(6)
     # Consistent: site 0 is the fastest, so the dearest.
     prices = np.sort(prices)[::-1] if consistent else rng.permutation(prices)
-    upper = np.triu(rng.random((bots, bots)) < dependency, k=1)
-    edges = np.argwhere(upper)
+    edges = dag_edges(rng, bots, dependency)
     data = bandwidth = site_bw = sr = sl = None
     if communication:
         data = rng.uniform(1.0, 1000.0, (bots, sites)).round(6)

@@ -70,7 +70,7 @@ def sized_local_pool(work: np.ndarray, deadline: np.ndarray, rng: np.random.Gene
     return tuple(chosen)
 
 
-def _job_sizes(rng: np.random.Generator, n_tasks: int) -> np.ndarray:
+def job_sizes(rng: np.random.Generator, n_tasks: int) -> np.ndarray:
     """Jobs of 1-4 tasks (uniform) until ``n_tasks`` are drawn, the last one cut to fit.
 
     The same draws, in the same order, as one ``integers(1, 5)`` call per job
@@ -125,10 +125,10 @@ def generate(
         raise InputError(f"--local-share: must be in (0, 1], got {local_share}")
     rng = np.random.default_rng(seed)
     work = np.clip(rng.lognormal(np.log(1.5), 0.9, n_tasks), 0.1, 12.0).round(4)
-    job_sizes = _job_sizes(rng, n_tasks)
-    alphas = (rng.choice(ALPHAS, len(job_sizes)) if alpha == "mixed"
-              else np.full(len(job_sizes), alpha))
-    job_of = np.repeat(np.arange(len(job_sizes)), job_sizes)
+    sizes = job_sizes(rng, n_tasks)
+    alphas = (rng.choice(ALPHAS, len(sizes)) if alpha == "mixed"
+              else np.full(len(sizes), alpha))
+    job_of = np.repeat(np.arange(len(sizes)), sizes)
     deadline = np.asarray(deadline_for(longest_in_job(work, job_of), alphas[job_of]), float)
     local = sized_local_pool(work, deadline, rng, local_share, pms)
     return Instance(

@@ -49,3 +49,18 @@ def test_preset_and_errors():
     assert parse_range("3:9", "--x") == (3, 9)
     with pytest.raises(InputError, match="--x"):
         parse_range("a:b", "--x")
+
+
+@pytest.mark.parametrize("bots", [1, 2, 7, 60, 700])
+@pytest.mark.parametrize("dependency", [0.0, 0.1, 0.6])
+def test_dag_edges_are_the_draws_of_one_matrix_in_bounded_memory(bots, dependency, monkeypatch):
+    """The edges drawn a block of rows at a time are the old whole-matrix draw's, and the
+    generator is left where the whole matrix left it (so later draws are unchanged)."""
+    from hybridsched.bot_sites import generator as module
+
+    monkeypatch.setattr(module, "_EDGE_BLOCK", 256)
+    old = np.random.default_rng(11)
+    expected = np.argwhere(np.triu(old.random((bots, bots)) < dependency, k=1))
+    new = np.random.default_rng(11)
+    assert np.array_equal(module.dag_edges(new, bots, dependency), expected.reshape(-1, 2))
+    assert new.random() == old.random()

@@ -167,3 +167,18 @@ def test_nasa_trace_imports_whole(nasa_trace_path):
     assert imported.used_records + imported.skipped_records == 18239
     assert imported.instance.n_tasks == imported.used_records
     assert imported.instance.provenance["swf_header"]["Computer"] == "Intel iPSC/860"
+
+
+@pytest.mark.parametrize("n_tasks", [0, 1, 2, 3, 10, 1001])
+def test_job_sizes_are_the_old_loop_s_draws(n_tasks):
+    """Job sizes drawn ahead are those of one integers(1, 5) call per job, last cut to fit."""
+    from hybridsched.hybrid_deadline.generator import job_sizes
+
+    for seed in range(4):
+        old = np.random.default_rng(seed)
+        sizes: list[int] = []
+        while sum(sizes) < n_tasks:
+            sizes.append(int(min(old.integers(1, 5), n_tasks - sum(sizes))))
+        new = np.random.default_rng(seed)
+        assert job_sizes(new, n_tasks).tolist() == sizes
+        assert new.random() == old.random()
