@@ -6,13 +6,18 @@ in every mode: a run is a pure function of its :class:`~.runs.Run`.
 
 * ``serial``: one run after the other in this process (for debugging and
   for a handful of runs, where starting a cluster costs more than it saves).
-* ``auto`` (the default): serial while the runs left look too short to gain
-  from workers, then a LocalCluster for the rest. After each run in process,
-  the time the runs left would take serially is estimated (the fastest run so
-  far times the runs left until three have run, their median after: the first
-  run also pays for imports); once it exceeds :data:`AUTO_CLUSTER_S` the
-  cluster is started and takes the rest. A small campaign never waits for a
-  cluster, and a large one loses only its first runs' worth of parallelism.
+* ``auto`` (the default): in process, with help from a cluster when it pays,
+  never waiting for one. After each run in process the time the runs left
+  would take serially is estimated per ``(family, method)`` group, from the
+  runs of that group (each group's imports are paid apart, before its first
+  run, and not counted; a group not seen yet counts as the fastest seen, and
+  nothing is decided before two groups have run). Once it exceeds
+  :data:`AUTO_START_S`, a LocalCluster of one worker per core but
+  one starts *in the background* (:class:`~.cluster_host.BackgroundCluster`,
+  a process of its own) while runs go on here. When it is ready, this
+  process keeps taking runs from the front while the cluster takes small
+  batches from the back (:func:`_share`). A campaign that ends before the
+  cluster is ready pays only its start-up, on the other cores.
 * ``local``: a :class:`distributed.LocalCluster` with one single-threaded
   worker *process* per core (HiGHS is told to use one thread as well:
   :data:`hybridsched.models.solvers.highs.HIGHS_OPTIONS`).
@@ -36,7 +41,6 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import statistics
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -44,8 +48,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hybridsched.errors import ClusterError
-from hybridsched.experiments.batches import BatchSizer, execute_batch
+from hybridsched.experiments.batches import BATCH_MAX, BatchSizer, execute_batch
 from hybridsched.experiments.cluster import client_for
+from hybridsched.experiments.cluster_host import BackgroundCluster
 from hybridsched.experiments.runner import FAILED, execute_run, failed_row, last_line, warm_up
 from hybridsched.experiments.runs import Run
 from hybridsched.provenance import cores
@@ -54,13 +59,11 @@ from hybridsched.provenance import cores
 WINDOW_PER_THREAD = 8
 #: Seconds without a finished run after which the local cluster's workers are checked.
 WATCH_EVERY_S = 2.0
-#: ``auto`` starts a cluster once the runs left would take longer than this serially.
-#: Break-even on 2 cores: a cluster pays its start-up (about 3 s measured, 2 worker
-#: processes importing the package) and then runs about 1.8x as fast, so it gains when
-#: the serial time left exceeds 3 / (1 - 1/1.8) = 6.75 s; the margin covers noise.
-AUTO_CLUSTER_S = 8.0
-#: Runs measured before the estimate uses their median rather than the fastest.
-AUTO_MEDIAN_AFTER = 3
+#: ``auto`` starts a cluster beside the runs once those left would take longer than this
+#: serially. Its start-up (a host process and its workers importing the package, about
+#: 1-2.5 s on 2 cores) runs on the other core while this process goes on, so starting costs
+#: little; below this, a campaign rarely lasts long enough for the cluster to be ready.
+AUTO_START_S = 10.0
 
 
 @dataclass
@@ -126,31 +129,245 @@ def execute(runs: Sequence[Run], on_row: Callable[[dict[str, Any]], None], *,
         on_row(row)
 
     started = time.perf_counter()
-    note = ""
-    durations: list[float] = []
-    if scheduler is None and mode in ("serial", "auto"):
-        n_workers = workers or cores()
-        limit = None if mode == "serial" or n_workers < 2 else AUTO_CLUSTER_S
-        done, estimate = _run_serially(runs, finished, report, counts, durations, limit=limit)
-        if done == len(runs):
-            if mode == "auto":
-                note = (f"auto: the runs were too short to gain from {n_workers} workers"
-                        if n_workers > 1 else "auto: one core")
-            return Execution("serial", 1, 0.0, time.perf_counter() - started, counts, note)
-        # The cluster is started only now, not beside runs in this process: solver
-        # libraries here redirect file descriptors (pyomo's TeeStream) while Dask's start
-        # spawns processes, and the two raced ("Bad file descriptor", a failed run).
-        note = (f"auto: {done} run{'s' * (done != 1)} in process, then the "
-                f"{len(runs) - done} left (estimated {estimate:.0f} s serially) on the cluster")
-        runs = runs[done:]
+    if scheduler is None and mode == "serial":
+        _run_serially(runs, finished, report, counts)
+        return Execution("serial", 1, 0.0, time.perf_counter() - started, counts)
+    if scheduler is None and mode == "auto":
+        return _auto(runs, finished, report, counts, workers or cores(), started)
     cluster_from = time.perf_counter()
     with client_for(scheduler, workers) as (client, n_workers, where, keeper):
         _warm_workers(client, runs)
         startup = time.perf_counter() - cluster_from
-        # The first run in process also paid for imports: not a typical run time.
-        _run_on(client, runs, counts, finished, report, n_workers, keeper,
-                seen=durations[1:])
-    return Execution(where, n_workers, startup, time.perf_counter() - started, counts, note)
+        _run_on(client, runs, counts, finished, report, n_workers, keeper)
+    return Execution(where, n_workers, startup, time.perf_counter() - started, counts)
+
+
+def _auto(runs: Sequence[Run], finished: Callable[[dict[str, Any]], None], report: Progress,
+          counts: Counts, n_workers: int, started: float) -> Execution:
+    """The default mode (module docstring): in process, a cluster beside it when it pays."""
+    estimate = _Estimate(runs)
+    helpers = max(1, n_workers - 1)  # this process keeps running too
+    background: BackgroundCluster | None = None
+    note = "auto: one core" if n_workers < 2 else ""
+    declined = n_workers < 2
+    share_from = None
+    try:
+        for k, run in enumerate(runs):
+            if (background is None and not declined and estimate.settled()
+                    and estimate.left() > AUTO_START_S):
+                background = BackgroundCluster(helpers)
+                started_at, left_then = k, estimate.left()
+            if background is not None and background.address() is not None:
+                share_from = k
+                break
+            if background is not None and background.failed():
+                background.stop()
+                background, declined = None, True
+                note = "auto: in process (the cluster started beside the runs failed)"
+            estimate.warm(run)
+            estimate.observe(run, _run_one(run, finished, report, counts))
+        if share_from is None:
+            if background is not None:
+                note = (f"auto: in process; a cluster of {helpers} worker"
+                        f"{'s' * (helpers != 1)} starting beside the runs since run "
+                        f"{started_at + 1} (estimated {left_then:.0f} s left) was not ready "
+                        "before the end: stopped unused")
+            elif not note:
+                note = (f"auto: in process (estimated {estimate.total():.1f} s of runs, "
+                        f"below the {AUTO_START_S:g} s that pay for a cluster)")
+            return Execution("serial", 1, 0.0, time.perf_counter() - started, counts, note)
+        assert background is not None
+        ready = background.ready_after_s or 0.0
+        with client_for(background.address(), None) as (client, threads, _, keeper):
+            here, there = _share(runs[share_from:], client, threads, keeper, estimate,
+                                 finished, report, counts)
+        elapsed = time.perf_counter() - started
+        note = (f"auto: {share_from + here} run{'s' * (share_from + here != 1)} in process "
+                f"and {there} on a cluster of {threads} worker{'s' * (threads != 1)} started "
+                f"beside them (ready after {ready:.1f} s): the runs' serial time "
+                f"{estimate.total():.1f} s, done in {elapsed:.1f} s")
+        return Execution("local", threads + 1, 0.0, elapsed, counts, note)
+    except BaseException:
+        if background is not None:
+            background.stop(hurry=True)
+            background = None
+        raise
+    finally:
+        if background is not None:
+            background.stop()
+
+
+#: In the default mode, batches kept on the cluster per worker thread while this process
+#: runs too, and the estimated seconds of work each holds at most (small: the end of the
+#: campaign must not wait on a long batch that this process could have shared).
+SHARE_WINDOW = 2
+SHARE_BATCH_S = 0.5
+
+
+class _Crashed(Exception):  # noqa: N818 (a signal)
+    """A batch killed its worker (its runs are suspects)."""
+
+
+def _share(runs: Sequence[Run], client: Any, threads: int, keep_workers: Callable[[], None],
+           estimate: _Estimate, finished: Callable[[dict[str, Any]], None],
+           report: Progress, counts: Counts) -> tuple[int, int]:
+    """Run ``runs`` here and on the cluster together; return how many ran in each place.
+
+    This process takes runs from the front, one at a time, as in serial mode;
+    the cluster takes small batches from the back (:data:`SHARE_BATCH_S` of
+    estimated work, :data:`SHARE_WINDOW` per worker thread in flight). So
+    this process never waits for the cluster while runs are left, and the
+    cluster only ever takes work off its hands. A batch that kills its
+    worker ends the sharing: the runs left, the suspects first, go to
+    :func:`_run_on` and its quarantine.
+    """
+    from distributed import wait
+
+    waiting = deque(runs)
+    in_flight: dict[Any, tuple[Run, ...]] = {}
+    numbers = itertools.count()
+    here = there = 0
+    suspects: list[Run] = []
+
+    def submit() -> None:
+        left = estimate.left()
+        budget = min(SHARE_BATCH_S, left / (2 * (threads + 1))) if left else SHARE_BATCH_S
+        batch, work = [], 0.0
+        while waiting and len(batch) < BATCH_MAX and (not batch or work + estimate.of(
+                waiting[-1]) <= budget):
+            batch.append(waiting.pop())
+            work += estimate.of(batch[-1])
+        future = client.submit(execute_batch, tuple(batch), pure=False,
+                               key=f"runs-{batch[0].key}-{next(numbers)}")
+        in_flight[future] = tuple(batch)
+
+    def collect(block: bool) -> None:
+        nonlocal there
+        if block:
+            try:
+                with client.as_current():
+                    done = wait(list(in_flight), timeout=WATCH_EVERY_S,
+                                return_when="FIRST_COMPLETED").done
+            except TimeoutError:
+                keep_workers()
+                return
+        else:
+            done = [future for future in in_flight if future.done()]
+        for future in done:
+            batch = in_flight.pop(future)
+            rows = _outcome(future, batch, keep_workers)
+            future.release()
+            if rows is None:
+                suspects.extend(batch)
+                continue
+            for run, row in zip(batch, rows, strict=True):
+                estimate.observe(run, float(row.get("wall_s") or 0.0))
+                finished(row)
+                there += 1
+
+    while (waiting or in_flight) and not suspects:
+        while waiting and len(in_flight) < max(1, threads) * SHARE_WINDOW:
+            submit()
+        collect(block=False)
+        counts.running = min(len(in_flight), threads)
+        if waiting and not suspects:
+            run = waiting.popleft()
+            estimate.warm(run)
+            estimate.observe(run, _run_one(run, finished, report, counts))
+            here += 1
+        elif in_flight:
+            report(counts, None)
+            collect(block=True)
+    while in_flight:  # a batch crashed: let the others finish before the quarantine
+        collect(block=True)
+    if suspects or waiting:
+        _run_on(client, [*suspects, *waiting], counts, finished, report, threads,
+                keep_workers, seen=estimate.seen())
+        there += len(suspects) + len(waiting)
+    return here, there
+
+
+class _Estimate:
+    """Seconds the runs left would take in this process, per ``(family, method)`` group.
+
+    A group's runs are estimated by the mean of its runs measured so far; a
+    group not seen yet, by the fastest group's mean (:meth:`_typical`). Each group's
+    imports are paid before its first run (:meth:`warm`) and not counted: a
+    campaign that opens with one exact solve and goes on with thousands of
+    heuristic runs of milliseconds is estimated as what it is. Constant work
+    per run (a campaign may hold millions).
+    """
+
+    def __init__(self, runs: Sequence[Run]) -> None:
+        self.left_in: dict[tuple[str, str], int] = {}
+        for run in runs:
+            group = (run.method.family, run.method.name)
+            self.left_in[group] = self.left_in.get(group, 0) + 1
+        self.spent: dict[tuple[str, str], list[float]] = {}  # group -> [seconds, runs]
+        self.times: list[float] = []
+        self.warmed: set[tuple[str, str]] = set()
+
+    def warm(self, run: Run) -> None:
+        """Import what ``run``'s group needs, once per group, before it is timed."""
+        group = (run.method.family, run.method.name)
+        if group not in self.warmed:
+            self.warmed.add(group)
+            warm_up([group], run.plugins)
+
+    def observe(self, run: Run, seconds: float) -> None:
+        group = (run.method.family, run.method.name)
+        spent = self.spent.setdefault(group, [0.0, 0])
+        spent[0] += seconds
+        spent[1] += 1
+        self.left_in[group] -= 1
+        self.times.append(seconds)
+
+    def seen(self) -> list[float]:
+        """Every run time measured, in order."""
+        return self.times
+
+    def of(self, run: Run) -> float:
+        """Estimated seconds of ``run``: its group's mean, else :meth:`_typical`."""
+        spent = self.spent.get((run.method.family, run.method.name))
+        return spent[0] / spent[1] if spent else self._typical()
+
+    def _typical(self) -> float:
+        """What a run of a group not seen yet is taken to cost: the fastest group's mean.
+
+        Optimistic on purpose: starting a cluster is the costly mistake (its
+        start-up competes with the runs here), and a campaign that opens with
+        an exact solve is mostly not exact solves.
+        """
+        return min((seconds / n for seconds, n in self.spent.values()), default=0.0)
+
+    def settled(self) -> bool:
+        """Whether two groups have been measured (or every group, when there is one)."""
+        return len(self.spent) >= min(2, len(self.left_in))
+
+    def left(self) -> float:
+        """Estimated seconds of the runs not measured yet; 0 before any was measured."""
+        if not self.times:
+            return 0.0
+        typical = self._typical()
+        return sum(n * (self.spent[g][0] / self.spent[g][1] if g in self.spent else typical)
+                   for g, n in self.left_in.items() if n)
+
+    def total(self) -> float:
+        """Seconds of every run measured."""
+        return sum(self.times)
+
+
+def _run_one(run: Run, finished: Callable[[dict[str, Any]], None], report: Progress,
+             counts: Counts) -> float:
+    """Run ``run`` in this process and return how long it took."""
+    counts.running = 1
+    report(counts, run.describe())
+    start = time.perf_counter()
+    finished(execute_run(run))
+    seconds = time.perf_counter() - start
+    counts.running = 0
+    report(counts, None)
+    return seconds
 
 
 def _warm_workers(client: Any, runs: Sequence[Run]) -> None:
@@ -164,29 +381,10 @@ def _warm_workers(client: Any, runs: Sequence[Run]) -> None:
 
 
 def _run_serially(runs: Sequence[Run], finished: Callable[[dict[str, Any]], None],
-                  report: Progress, counts: Counts, durations: list[float], *,
-                  limit: float | None = None) -> tuple[int, float]:
-    """Run ``runs`` in this process, one after the other, and return how many ran.
-
-    Stops before a run when the runs left would take over ``limit`` seconds
-    (estimated from those done; the estimate is returned, 0 when all ran).
-    Each run's time is appended to ``durations``.
-    """
-    for k, run in enumerate(runs):
-        if limit is not None and durations:
-            typical = (statistics.median(durations) if len(durations) >= AUTO_MEDIAN_AFTER
-                       else min(durations))
-            estimate = typical * (len(runs) - k)
-            if estimate > limit:
-                return k, estimate
-        counts.running = 1
-        report(counts, run.describe())
-        start = time.perf_counter()
-        finished(execute_run(run))
-        durations.append(time.perf_counter() - start)
-        counts.running = 0
-        report(counts, None)
-    return len(runs), 0.0
+                  report: Progress, counts: Counts) -> None:
+    """Run ``runs`` in this process, one after the other."""
+    for run in runs:
+        _run_one(run, finished, report, counts)
 
 
 def _killed_row(run: Run) -> dict[str, Any]:

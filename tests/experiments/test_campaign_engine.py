@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import math
+import re
+import time
 
 import pandas as pd
 import pytest
@@ -141,20 +143,78 @@ def test_default_mode_stays_serial_for_short_runs(serial_run, tmp_path):
     spec, serial_results, _ = serial_run
     summary = run_campaign(spec, tmp_path / "auto", workers=2)  # the default mode: auto
     assert summary.mode == "serial" and summary.startup_s == 0
-    assert summary.mode_note == "auto: the runs were too short to gain from 2 workers"
+    from hybridsched.experiments.engine import AUTO_START_S
+
+    assert re.match(rf"auto: in process \(estimated [\d.]+ s of runs, below the "
+                    rf"{AUTO_START_S:g} s that pay for a cluster\)$", summary.mode_note), (
+        summary.mode_note)
     assert summary.runs_s > 0 and summary.speedup is None   # no speed-up to speak of
     _assert_same(_table(tmp_path / "auto"), _table(serial_results))
 
 
-def test_default_mode_moves_to_the_cluster_when_the_runs_left_are_long(
+def _ready_before_the_next_run(monkeypatch):
+    """The background cluster answers the first time it is asked (runs here take ms)."""
+    from hybridsched.experiments import cluster_host
+
+    address = cluster_host.BackgroundCluster.address
+
+    def waited(cluster):
+        deadline = time.monotonic() + 120
+        while address(cluster) is None and not cluster.failed() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return address(cluster)
+
+    monkeypatch.setattr(cluster_host.BackgroundCluster, "address", waited)
+
+
+def test_default_mode_shares_the_runs_left_with_a_cluster_started_beside_them(
         serial_run, tmp_path, monkeypatch):
+    """A cluster starts in the background after the first run; once it is ready this
+    process takes runs from the front and the cluster from the back: the same rows."""
     from hybridsched.experiments import engine
 
     spec, serial_results, _ = serial_run
-    monkeypatch.setattr(engine, "AUTO_CLUSTER_S", 0.0)  # any run left is worth a cluster
+    monkeypatch.setattr(engine, "AUTO_START_S", 0.0)    # any run left is worth a cluster
+    _ready_before_the_next_run(monkeypatch)
     summary = run_campaign(spec, tmp_path / "auto", workers=2)
     assert summary.mode == "local" and summary.workers == 2 and summary.speedup > 0
-    assert summary.mode_note.startswith("auto: 1 run in process, then the 35 left")
+    note = re.match(r"auto: (\d+) runs? in process and (\d+) on a cluster of 1 worker started "
+                    r"beside them \(ready after [\d.]+ s\): the runs' serial time [\d.]+ s, "
+                    r"done in [\d.]+ s$", summary.mode_note)
+    assert note, summary.mode_note
+    assert int(note[1]) >= 1 and int(note[2]) >= 1 and int(note[1]) + int(note[2]) == 36
     table = _table(tmp_path / "auto")
-    assert table["worker"].nunique() >= 2   # this process's run, and the workers'
+    assert table["worker"].nunique() >= 2   # this process's runs, and the worker's
     _assert_same(table, _table(serial_results))
+
+
+def test_default_mode_stops_a_cluster_that_is_not_ready_in_time(serial_run, tmp_path,
+                                                                  monkeypatch):
+    """The campaign ends before the cluster is ready: stopped unused, every run here."""
+    from hybridsched.experiments import cluster_host, engine
+
+    spec, serial_results, _ = serial_run
+    monkeypatch.setattr(engine, "AUTO_START_S", 0.0)
+    monkeypatch.setattr(cluster_host.BackgroundCluster, "address", lambda cluster: None)
+    summary = run_campaign(spec, tmp_path / "auto", workers=2)
+    assert summary.mode == "serial" and summary.startup_s == 0
+    assert summary.mode_note.endswith("was not ready before the end: stopped unused")
+    _assert_same(_table(tmp_path / "auto"), _table(serial_results))
+
+
+def test_default_mode_quarantines_a_run_that_kills_its_worker(tmp_path, monkeypatch):
+    """The crashing run is the campaign's last: the cluster takes it first, from the back,
+    and the runs of the batch that died go to the quarantine; the rest is unaffected."""
+    from hybridsched.experiments import engine
+
+    monkeypatch.setenv("HYBRIDSCHED_TEST_ATTEMPTS", str(tmp_path / "attempts.txt"))
+    spec = write_spec(tmp_path, methods=["cdf", "ffd", "cdf+ra", "ffd+ra", "test-crash"],
+                      tasks=(6,), seeds=1, name="crash-last")
+    monkeypatch.setattr(engine, "AUTO_START_S", 0.0)
+    _ready_before_the_next_run(monkeypatch)
+    summary = run_campaign(spec, tmp_path / "auto", workers=2)
+    table = _table(tmp_path / "auto")
+    assert summary.mode == "local" and len(table) == 5
+    crashed = table[table["method"] == "test-crash"]
+    assert list(crashed["status"]) == ["failed"] and list(crashed["worker"]) == ["(lost)"]
+    assert set(table[table["method"] != "test-crash"]["status"]) <= {"feasible", "optimal"}

@@ -9,6 +9,7 @@ its bound in the message), so a SIGINT lands mid-solve; before, HiGHS returned
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -123,3 +124,43 @@ def test_an_interrupted_report_writes_no_report(tmp_path):
     assert err.splitlines() == ["error: interrupted"]
     assert not (out / "report.md").exists() and not (out / "report.html").exists()
     assert not list(out.glob(".*.tmp")) if out.exists() else True
+
+
+def _session_members(session: int) -> list[psutil.Process]:
+    found = []
+    for process in psutil.process_iter():
+        try:
+            if os.getsid(process.pid) == session:
+                found.append(process)
+        except (ProcessLookupError, PermissionError, psutil.Error):
+            continue
+    return found
+
+
+def test_ctrl_c_in_the_default_mode_ends_the_cluster_starting_beside_the_runs(tmp_path):
+    """The default mode starts a cluster in a session of its own; Ctrl-C ends all of it."""
+    spec = write_spec(tmp_path, methods=["test-highs-nap"], tasks=(6,), seeds=14, name="beside")
+    out = tmp_path / "results"
+    process = subprocess.Popen([sys.executable, "-m", "hybridsched", "campaign", str(spec),
+                                "-o", str(out)], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    host = None
+    while host is None:  # about 13 naps of ~1 s left after the first: worth a cluster
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline, "no cluster started beside the runs"
+        host = next((child for child in psutil.Process(process.pid).children()
+                     if "hybridsched.experiments.cluster_host" in " ".join(child.cmdline())),
+                    None)
+        time.sleep(0.05)
+    session = os.getsid(host.pid)
+    assert session != os.getsid(process.pid)  # the terminal's Ctrl-C does not reach it
+    time.sleep(1.0)
+    process.send_signal(signal.SIGINT)
+    out_text, err = process.communicate(timeout=60)
+    assert process.returncode == 130 and out_text == ""
+    assert len(err.splitlines()) == 1, err
+    deadline = time.monotonic() + 10
+    while _session_members(session) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _session_members(session), "the background cluster outlived the command"
