@@ -23,6 +23,23 @@ so a bin's one-sided sum up to any row is ``exp(-u^2/2)`` times a
 polynomial in ``u`` whose coefficients are prefix sums, over the sorted
 values, of ``exp(-v^2/2) v^k / k!``: O(n p) per bin, no pair.
 
+**Evaluation.** Two sums of the series per row ``j``: ``below_j``, over
+the values before ``j`` (its own bin through the prefix sums just before
+``j``, less those before the bin; every lower bin whole, through its
+totals), and ``full_j``, over all the values (every bin whole, ``j``
+itself included). Then, as ``K(0) = 1``::
+
+    given_j = j - below_j        taken_j = (n - j) - full_j + below_j
+
+The series of a pair is the same in both sums, so in exact arithmetic
+``full_j - below_j`` is the series of the pairs ``i >= j`` alone: each of
+``given_j`` and ``taken_j`` carries the truncation of at most ``n`` pairs.
+The powers ``v^k`` are products by doubling (``v^k`` a product tree of
+``k`` factors), the polynomials sums of ``p`` products (``einsum``, a
+matrix product for the totals), and the prefix sums one ``cumsum`` per
+term, the bulk of the cost: numpy's running sums add one number at a
+time, at about ten times the cost of an element-wise product.
+
 **The bound, per pair** (Lagrange's remainder of ``exp(z)``, ``z = u v``:
 ``|remainder| <= e^|z| |z|^p / p!``). With ``|v| <= r`` (the bin's
 half-width) and ``|u| <= U`` (the farthest value from the centre)::
@@ -39,17 +56,37 @@ for ``|u| < r`` the bound is at most ``(r r)^p / p!``
 left out, each pair of them adding at most ``exp(-(REACH - r)^2 / 2)``
 (about 1e-300).
 
+**How tight.** The bound decides no choice: it only tells the scheduler
+which rows it must settle with the pairwise floats (those within twice the
+bound of the best, :meth:`~.policies.PrometheeScheduler.best_gaussian`),
+so :data:`PAIR_TOL` trades terms of the series against rows to settle.
+With 1e-6, flows are within about 1e-6 (``n`` pairs over ``n - 1``). On
+the run of issue 35 (``generate(2000, ("idg", "cloud", "beg"), seed=1)``,
+seed 1; mostly one bin, ``r`` about 1.2) the series takes 12 terms where
+1e-10 took 16, and 7 of the 3,240 decisions settle rows where 1 did (207
+of 3,298 where 177 did with the strategy s3,1, whose ties settle at any
+tolerance): the terms saved cost far more than the rows settled
+(``benchmarks/bench_pull.py`` times the run).
+
 **Rounding** (standard model, unit round-off ``2^-53 <= eps = 2^-52``),
 added to the bound per sum so that it covers the floats, not only the
 mathematics:
 
-- *this path*: the prefix sums of ``n`` moments err by at most ``(n + p +
-  4) eps`` times the sum of their magnitudes, at most ``n r^k / k!``; the
-  polynomial adds a relative ``2p eps`` and ``exp(-u^2/2)`` a relative
-  ``(u^2 + 4) eps``; as ``exp(-u^2/2) sum_k (|u| r)^k / k! <=
-  exp(r^2/2)``, a bin adds at most ``(2n + 3p + REACH^2 + 16) eps n
-  exp(r^2/2)``; and ``u``, ``v`` themselves are relative ``2 eps`` off,
-  moving each ``K`` by at most ``4 eps (1 + r)``;
+- *this path*: a moment ``exp(-v^2/2) v^k / k!`` is within a relative
+  ``(p + 4) eps`` (``k - 1`` products for ``v^k``; ``exp`` within 4 ulp
+  of an argument at most ``r^2 / 2 <= 1.2``, itself rounded; the
+  factorial, two products) and at most ``r^k / k!``; a prefix sum, or the
+  difference of two, is within ``(2n + 2p + 9) eps n r^k / k!``; the
+  polynomial (powers within ``p eps``, products, a sum of ``p`` terms) adds
+  a relative ``2p eps`` of the sum of its terms' magnitudes, and
+  ``exp(-u^2/2)`` (``|u| <= REACH``) a relative ``(REACH^2 + 4) eps``. As
+  ``exp(-u^2/2) sum_k (|u| r)^k / k! <= exp(r^2/2)``, a bin's part of
+  ``below_j`` or ``full_j`` is within ``(2n + 4p + REACH^2 + 16) eps n
+  exp(r^2/2)``, and the sum of the bins' parts adds ``bins eps`` of the
+  same. ``taken_j`` carries the errors of both sums: with the last
+  subtractions, ``2 bins (2n + 4p + bins + REACH^2 + 16) eps n exp(r^2/2)
+  + 2n eps`` per sum. And ``u``, ``v`` themselves are relative ``2 eps``
+  off, moving each ``K`` by at most ``4 eps (1 + r)``;
 - *the pairwise path*: each ``1 - exp(...)`` is within ``16 eps`` (the
   deviation, its square and the scale round, ``exp`` within 4 ulp), and
   the sum of ``n`` terms in ``[0, 1]`` within ``n^2 eps``.
@@ -57,7 +94,8 @@ mathematics:
 The sum of these, :attr:`SeriesSums.error`, bounds ``|series - pairwise|``
 on every ``given`` and ``taken`` of the floats, whatever the data.
 tests/pull/test_gaussian_flows.py checks it with hypothesis on ties, equal
-values, huge spreads, one value, ``s`` tiny or huge.
+values, huge spreads, one value, ``s`` tiny or huge, many bins and bins
+left out.
 
 **Exact rows.** :func:`pairwise_rows` recomputes the pairwise path's
 ``given`` and ``taken`` of a few rows with that path's very operations
@@ -68,6 +106,7 @@ ties with them, and picks what the pairwise path picks.
 
 from __future__ import annotations
 
+import bisect
 import math
 from dataclasses import dataclass
 
@@ -75,8 +114,8 @@ import numpy as np
 
 #: ``eps`` of the rounding bound (twice the unit round-off: generous).
 EPS = 2.0 ** -52
-#: Truncation error per pair the number of terms is chosen for.
-PAIR_TOL = 1e-10
+#: Truncation error per pair the number of terms is chosen for (module doc, "How tight").
+PAIR_TOL = 1e-6
 #: Most terms of a series; beyond, the pairwise path is used.
 MAX_TERMS = 40
 #: Values spanning at most this many ``s`` form one bin (then ``|u|, |v| <= ONE_BIN / 2``).
@@ -102,20 +141,38 @@ class SeriesSums:
 
 def truncation_bound(terms: int, radius: float, reach: float) -> float:
     """``E(p, r, U)`` of the module doc: the series' error per pair, ``p`` = ``terms``."""
-    return float(np.exp(_log_bounds(radius, reach)[terms - 1]))
+    return math.exp(_log_bound(terms, radius, reach))
 
 
-def _log_bounds(radius: float, reach: float) -> np.ndarray:
-    """``log E(p, r, U)`` for ``p = 1 .. MAX_TERMS`` (``-inf`` for ``r = 0``: no error)."""
+def _log_bound(terms: int, radius: float, reach: float) -> float:
+    """``log E(p, r, U)`` (``-inf`` for ``r = 0``: no error)."""
     if radius <= 0:
-        return np.full(MAX_TERMS, -np.inf)
-    a = np.clip((radius + np.sqrt(radius * radius + 4 * _TERMS)) / 2, radius,
-                max(reach, radius))
-    return -(a - radius) ** 2 / 2 + _TERMS * np.log(a * radius) - _LOG_FACTORIALS
+        return -math.inf
+    a = min(max((radius + math.sqrt(radius * radius + 4 * terms)) / 2, radius),
+            max(reach, radius))
+    return -(a - radius) ** 2 / 2 + terms * math.log(a * radius) - _LOG_FACTORIALS[terms]
 
 
-_TERMS = np.arange(1, MAX_TERMS + 1, dtype=float)
-_LOG_FACTORIALS = np.array([math.lgamma(p + 1) for p in range(1, MAX_TERMS + 1)])
+def _fewest_terms(radius: float, reach: float) -> int:
+    """The fewest terms with ``E <= PAIR_TOL`` (0 if :data:`MAX_TERMS` do not reach it).
+
+    ``E(p, r, U)`` is at least ``E(p, r, r) = r^(2p) / p!`` (a maximum over
+    ``|u| <= U``), which is at most ``PAIR_TOL`` for ``r`` up to
+    ``_ONE_BIN_RADII[p - 1]``: the search starts at the fewest terms for ``U = r``.
+    """
+    for terms in range(bisect.bisect_left(_ONE_BIN_RADII, radius) + 1, MAX_TERMS + 1):
+        if _log_bound(terms, radius, reach) <= _LOG_PAIR_TOL:
+            return terms
+    return 0
+
+
+_LOG_FACTORIALS = [math.lgamma(p + 1) for p in range(MAX_TERMS + 1)]
+_LOG_PAIR_TOL = math.log(PAIR_TOL)
+_INVERSE_FACTORIALS = np.array([1.0 / math.factorial(k) for k in range(MAX_TERMS)])
+#: Largest ``r`` with ``r^(2p) / p! <= PAIR_TOL``, ``p = 1 .. MAX_TERMS`` (increasing), a
+#: hair below, so that the search in :func:`_fewest_terms` never starts past the fewest.
+_ONE_BIN_RADII = [math.exp((_LOG_PAIR_TOL + _LOG_FACTORIALS[p]) / (2 * p)) * (1 - 1e-9)
+                  for p in range(1, MAX_TERMS + 1)]
 
 
 def pairwise_rounding(n: int) -> float:
@@ -128,56 +185,85 @@ def series_sums(s: np.ndarray, width: float) -> SeriesSums | None:
 
     ``width`` is the Gaussian's ``s`` (> 0). The values' spread over ``width``
     decides the bins; ``None`` also when :data:`MAX_TERMS` do not reach
-    :data:`PAIR_TOL`.
+    :data:`PAIR_TOL`. A row's own bin enters its sums through the prefix
+    sums at the row, every other bin whole, through its totals (module doc,
+    "Evaluation").
     """
     n = len(s)
     starts, centres = _bins(s, width)
-    ends = np.append(starts[1:], n)
-    v = (s - np.repeat(centres, ends - starts)) / width
-    radius = float(np.max(np.abs(v))) * (1 + 8 * EPS)
-    reach = min(max(float(s[-1] - centres[0]), float(centres[-1] - s[0])) / width
-                * (1 + 8 * EPS), REACH)
-    log_bounds = _log_bounds(radius, reach)
-    fit = np.flatnonzero(log_bounds <= math.log(PAIR_TOL))
-    terms = int(fit[0]) + 1 if fit.size else 0
-    if not terms or len(starts) * terms * PAIRS_PER_TERM > n:
-        return None
-    # Moments exp(-v^2/2) v^k / k! (one row per k), and their prefix sums over the values.
-    moments = np.empty((terms, n))
-    moments[0] = np.exp(-0.5 * v * v)
-    for k in range(1, terms):
-        np.multiply(moments[k - 1], v, out=moments[k])
-        moments[k] *= 1.0 / k
-    prefix = np.zeros((terms, n + 1))
-    np.cumsum(moments, axis=1, out=prefix[:, 1:])
-    # Per bin (second axis) and row: the bin's coefficients below and above the row.
-    coefficients = np.empty((terms, 2, len(starts), n))
-    if len(starts) == 1:  # all values in the bin: below row j, the first j; above, the rest
-        coefficients[:, 0, 0] = prefix[:, :n]
-        np.subtract(prefix[:, n:], prefix[:, 1:], out=coefficients[:, 1, 0])
+    bins = len(starts)
+    if bins == 1:  # v is sorted: its largest magnitude is at an end
+        scaled = (s - centres[0]) / width
+        radius = max(-float(scaled[0]), float(scaled[-1])) * (1 + 8 * EPS)
+        reach = radius
     else:
-        rows = np.arange(n)[None, :]
-        low = np.clip(rows, starts[:, None], ends[:, None])
-        high = np.clip(rows + 1, starts[:, None], ends[:, None])
-        np.subtract(prefix[:, low], prefix[:, starts][:, :, None], out=coefficients[:, 0])
-        np.subtract(prefix[:, ends][:, :, None], prefix[:, high], out=coefficients[:, 1])
-    u = (s[None, :] - centres[:, None]) / width
-    near = np.abs(u) <= REACH
-    u = np.clip(u, -REACH, REACH)  # no overflow of u^k where the bin is left out anyway
-    horner = coefficients[terms - 1].copy()
-    for k in range(terms - 2, -1, -1):
-        horner *= u
-        horner += coefficients[k]
-    horner *= np.where(near, np.exp(-0.5 * u * u), 0.0)
-    kernel_below, kernel_above = horner.sum(axis=1)
-    given = np.arange(n, dtype=float) - kernel_below
-    taken = np.arange(n - 1, -1, -1, dtype=float) - kernel_above
-    per_pair = (math.exp(log_bounds[terms - 1])
+        sizes = np.diff(starts, append=n)
+        scaled = (s - np.repeat(centres, sizes)) / width
+        radius = float(np.max(np.abs(scaled))) * (1 + 8 * EPS)
+        reach = min(max(float(s[-1] - centres[0]), float(centres[-1] - s[0])) / width
+                    * (1 + 8 * EPS), REACH)
+    terms = _fewest_terms(radius, reach)
+    if not terms or bins * terms * PAIRS_PER_TERM > n:
+        return None
+    # Powers v^k (one row per k), moments exp(-v^2/2) v^k / k! and their prefix sums.
+    gauss = np.exp(-0.5 * scaled * scaled)
+    powers = _powers(scaled, terms)
+    prefix = np.empty((terms, n + 1))
+    prefix[:, 0] = 0.0
+    moments = np.multiply(powers, gauss, out=prefix[:, 1:])
+    moments *= _INVERSE_FACTORIALS[:terms, None]
+    np.cumsum(moments, axis=1, out=moments)
+    # Below row j: the prefix sums before it; full: the whole bin's sums.
+    below = np.einsum("kn,kn->n", powers, prefix[:, :n])
+    if bins == 1:
+        full = prefix[:, n] @ powers
+    else:  # the row's own bin only: its prefix sums less those before it; its totals
+        own, rows = np.repeat(np.arange(bins), sizes), np.arange(n)
+        first, totals = prefix[:, starts], prefix[:, starts + sizes] - prefix[:, starts]
+        below -= (first.T @ powers)[own, rows]
+        full = (totals.T @ powers)[own, rows]
+    below *= gauss
+    full *= gauss
+    if bins > 1:  # the other bins, whole: those below the row's bin into below, all into full
+        u = (s[None, :] - centres[:, None]) / width
+        far = np.abs(u) > REACH
+        np.clip(u, -REACH, REACH, out=u)  # no overflow of u^k where the bin is left out
+        whole = np.einsum("kb,kbn->bn", totals, _powers(u, terms))
+        factor = np.exp(-0.5 * u * u)
+        factor[far] = 0.0
+        whole *= factor
+        other = np.arange(bins)[:, None]
+        below += np.sum(whole, axis=0, where=other < own)
+        full += np.sum(whole, axis=0, where=other != own)
+    # given_j = j - below_j; taken_j = (n - 1 - j) - (full_j - below_j - K(0)), K(0) = 1.
+    given = np.arange(n, dtype=float) - below
+    taken = np.arange(n, 0, -1, dtype=float) - full
+    taken += below
+    per_pair = (truncation_bound(terms, radius, reach)
                 + math.exp(-max(REACH - radius, 0.0) ** 2 / 2) + 4 * EPS * (1 + radius))
-    rounding = (len(starts) * (2 * n + 3 * terms + REACH ** 2 + 16) * EPS * n
+    rounding = (2 * bins * (2 * n + 4 * terms + bins + REACH ** 2 + 16) * EPS * n
                 * math.exp(radius * radius / 2) + 2 * n * EPS)
     error = (n * per_pair + rounding + pairwise_rounding(n)) * (1 + 1e-6)
-    return SeriesSums(given, taken, error, terms, len(starts))
+    return SeriesSums(given, taken, error, terms, bins)
+
+
+def _powers(x: np.ndarray, terms: int) -> np.ndarray:
+    """``x^k`` for ``k < terms`` along a new first axis, by doubling (``k - 1`` products each).
+
+    Rows ``f .. 2f - 1`` are rows ``0 .. f - 1`` times ``x^f``, itself the
+    square of row ``f / 2``: each ``x^k`` is a product tree of ``k`` factors.
+    """
+    powers = np.empty((terms, *x.shape))
+    powers[0] = 1.0
+    if terms > 1:
+        powers[1] = x
+    filled = 2
+    while filled < terms:
+        step = min(filled, terms - filled)
+        top = powers[filled // 2] * powers[filled // 2]
+        np.multiply(powers[:step], top, out=powers[filled:filled + step])
+        filled += step
+    return powers
 
 
 def _bins(s: np.ndarray, width: float) -> tuple[np.ndarray, np.ndarray]:
@@ -188,11 +274,10 @@ def _bins(s: np.ndarray, width: float) -> tuple[np.ndarray, np.ndarray]:
     """
     n = len(s)
     if float(s[-1] - s[0]) <= ONE_BIN * width:
-        starts = np.zeros(1, dtype=np.int64)
-    else:
-        # floor is monotone over sorted values, so each bin is a run of indices.
-        index = np.floor((s - s[0]) / (BIN_WIDTH * width))
-        starts = np.flatnonzero(np.concatenate([[True], index[1:] != index[:-1]]))
+        return np.zeros(1, dtype=np.int64), np.array([s[0] + (s[-1] - s[0]) / 2])
+    # floor is monotone over sorted values, so each bin is a run of indices.
+    index = np.floor((s - s[0]) / (BIN_WIDTH * width))
+    starts = np.flatnonzero(np.concatenate([[True], index[1:] != index[:-1]]))
     last = np.append(starts[1:], n) - 1
     return starts, s[starts] + (s[last] - s[starts]) / 2
 
