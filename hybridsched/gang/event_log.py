@@ -55,12 +55,15 @@ def log_problems(instance: Instance, solution: Solution, start: np.ndarray,
     """
     if not solution.events:
         return []
-    problems: list[str] = []
     jobs = {jid: j for j, jid in enumerate(instance.job_ids)}
     started = ~np.isnan(solution.start)
+    vms = _vms_of(instance, solution)
+    if _agrees(instance, solution.events, jobs, started, start, finish, vms, tol):
+        return []
+    problems: list[str] = []
     # Plain Python values, read once: a log has a few records per job.
     facts = _Facts(instance.arrival.tolist(), start.tolist(), finish.tolist(),
-                   started.tolist(), _vms_of(instance, solution))
+                   started.tolist(), vms)
     counts = {kind: [0] * instance.n_jobs for kind in ("arrival", "start", "end", "drop")}
     previous = -math.inf
     for k, record in enumerate(solution.events):
@@ -90,6 +93,73 @@ def log_problems(instance: Instance, solution: Solution, start: np.ndarray,
     if len(problems) > limit:
         problems = problems[:limit] + [f"... and {len(problems) - limit} more"]
     return problems
+
+
+#: The kinds of records, as :func:`_agrees` numbers them.
+_KINDS = {"arrival": 0, "start": 1, "end": 2, "drop": 3}
+
+
+def _close_all(a: np.ndarray, b: np.ndarray, tol: float) -> bool:
+    """:func:`close` of every pair, with the same float operations."""
+    scale = np.maximum(1.0, np.maximum(np.abs(a), np.abs(b)))
+    return bool(np.all(np.abs(a - b) <= tol + 4 * _EPS * scale))
+
+
+def _agrees(instance: Instance, events: tuple[dict[str, Any], ...], jobs: dict[str, int],
+            started: np.ndarray, start: np.ndarray, finish: np.ndarray,
+            vms: dict[int, list[str]], tol: float) -> bool:
+    """Whether the log breaks none of the rules, tested on whole arrays.
+
+    The same tests as :func:`log_problems`' loop, record by record, with
+    the same float operations: ``True`` only when every one passes. On
+    anything it does not expect (a time that is not finite, an unknown job
+    or kind, any disagreement) it answers ``False`` and the loop, which
+    names each problem, decides.
+    """
+    try:
+        times = np.array([float(record.get("time", 0.0)) for record in events])
+        kinds = np.array([_KINDS.get(record.get("event"), -1) for record in events])
+        found = [jobs.get(record.get("job"), -1) for record in events]
+    except (TypeError, ValueError):
+        return False
+    who = np.array(found, dtype=np.int64)
+    if (who < 0).any() or (kinds < 0).any() or not np.isfinite(times).all():
+        return False
+    # Time order: no record before the latest time above it (beyond close()).
+    previous = np.maximum.accumulate(np.concatenate(([-np.inf], times[:-1])))
+    late = times < previous
+    if late.any() and not _close_all(times[late], previous[late], tol):
+        return False
+    n = instance.n_jobs
+    for kind, expected in ((0, np.ones(n, dtype=bool)), (1, started), (2, started),
+                           (3, ~started)):
+        if not np.array_equal(np.bincount(who[kinds == kind], minlength=n), expected):
+            return False
+    arrival = instance.arrival
+    at = who[kinds == 0]
+    if not _close_all(times[kinds == 0], arrival[at], tol):
+        return False
+    at, when = who[kinds == 3], times[kinds == 3]
+    early = when < arrival[at]
+    if early.any() and not _close_all(when[early], arrival[at][early], tol):
+        return False
+    at = who[kinds == 2]
+    if not _close_all(times[kinds == 2], finish[at], tol):
+        return False
+    # Start records: one per started job (the counts above), each at the real start,
+    # on the job's VMs, logged to end when its tasks do.
+    rows = np.flatnonzero(kinds == 1).tolist()
+    at = who[rows]
+    if not _close_all(times[rows], start[at], tol):
+        return False
+    try:
+        ends = np.array([float(events[k].get("end", math.nan)) for k in rows])
+        if any(sorted(events[k].get("vms", [])) != vms.get(j, [])
+               for k, j in zip(rows, at.tolist(), strict=True)):
+            return False
+    except (TypeError, ValueError):
+        return False
+    return _close_all(ends, finish[at], tol)
 
 
 @dataclass(frozen=True)

@@ -115,11 +115,12 @@ def solution_to_dict(solution: Any, instance: Instance, **summary: Any) -> dict[
     from hybridsched.gang.checker import evaluate
 
     metrics = evaluate(instance, solution).metrics
-    started = []
-    for j in solution.started:
-        vms = solution.task_vm[solution.task_job == j]
-        started.append({"job": instance.job_ids[j], "start": float(solution.start[j]),
-                        "vms": [instance.vm_ids[v] for v in vms]})
+    job_ids, vm_ids, start = instance.job_ids, instance.vm_ids, solution.start.tolist()
+    vms_of: dict[int, list[str]] = {}  # each job's VMs, in the order of its tasks
+    for j, v in zip(solution.task_job.tolist(), solution.task_vm.tolist(), strict=True):
+        vms_of.setdefault(j, []).append(vm_ids[v])
+    started = [{"job": job_ids[j], "start": start[j], "vms": vms_of.get(j, [])}
+               for j in solution.started.tolist()]
     document: dict[str, Any] = {
         "format": "hybridsched-solution", "version": 1, "family": "gang",
         "instance": instance.name, **summary,

@@ -52,13 +52,21 @@ this decision: their ready time becomes its completion); repeat.
 
 from __future__ import annotations
 
+import heapq
+import math
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
 from hybridsched.gang.checker import TIME_TOL
-from hybridsched.heuristics.gang.simulation import DecisionState, Policy, lowest
+from hybridsched.heuristics.gang.simulation import (
+    DecisionState,
+    LiveState,
+    Policy,
+    from_bits,
+    lowest,
+)
 from hybridsched.readings import check_choice, check_known
 
 #: The reading options of each baseline: name -> values, the default first.
@@ -113,11 +121,12 @@ def fifo(state: DecisionState, *, strict: bool = True) -> list[tuple[int, np.nda
     chosen = []
     for j, usable in state.usable_bits():  # in arrival order
         p = int(parallelism[j])
-        vms = lowest(usable & ~taken, p)
-        if len(vms) < p:
+        available = usable & ~taken
+        if available.bit_count() < p:
             if strict:
                 break
             continue
+        vms = lowest(available, p)
         for v in vms:
             taken |= 1 << v
         chosen.append((j, np.array(vms, dtype=np.int64)))
@@ -139,11 +148,14 @@ def fair(state: DecisionState, *, fastest: bool = False) -> list[tuple[int, np.n
     free = union.bit_count()
     open_jobs = [True] * len(rows)
     n_open = len(rows)
+    # Only a job with enough usable VMs now can start in any round (they only shrink);
+    # every waiting job counts in the shares.
+    able = [k for k, (_, bits) in enumerate(rows) if bits.bit_count() >= p[k]]
     taken = 0
     chosen = []
     while n_open:
-        startable = [k for k, (_, bits) in enumerate(rows)
-                     if open_jobs[k] and (bits & ~taken).bit_count() >= p[k]]
+        startable = [k for k in able
+                     if open_jobs[k] and (rows[k][1] & ~taken).bit_count() >= p[k]]
         if not startable:
             break
         share = free / n_open
@@ -196,15 +208,35 @@ def fair_matrix(state: DecisionState, fastest: bool = True) -> list[tuple[int, n
 
 
 def asjs(state: DecisionState, *, wait: bool = True) -> list[tuple[int, np.ndarray]]:
-    """Each job waits for its best-scored VMs (computing power and bandwidth), or not."""
-    memo = state.memo  # the ranking, and each VM set's best VMs, last one simulation
+    """Each job waits for its best-scored VMs (computing power and bandwidth), or not.
+
+    In a simulation (``wait="best"``) only the jobs whose best VMs may have
+    become free since the last decision are looked at (:class:`_AsjsWatch`);
+    :func:`asjs_scan` looks at every waiting job and is the reference.
+    """
+    if wait and isinstance(state, LiveState):
+        watch = state.memo.get("asjs watch")
+        if watch is None:
+            watch = state.memo["asjs watch"] = _AsjsWatch(state)
+        return watch.decide(state)
+    return asjs_scan(state, wait=wait)
+
+
+def _asjs_rank(state: DecisionState) -> tuple[list[int], dict[tuple[int, int], int]]:
+    """The VMs best-scored first, and the cache of each VM set's best VMs (one simulation)."""
+    memo = state.memo
     if "asjs rank" not in memo:
         inst = state.instance
         score = (0.5 * inst.speed / inst.speed.max()
                  + 0.5 * inst.vm_bandwidth / inst.vm_bandwidth.max())
         memo["asjs rank"] = np.lexsort((np.arange(inst.n_vms), -score)).tolist()  # best first
         memo["asjs best"] = {}
-    rank, best_of = memo["asjs rank"], memo["asjs best"]
+    return memo["asjs rank"], memo["asjs best"]
+
+
+def asjs_scan(state: DecisionState, *, wait: bool = True) -> list[tuple[int, np.ndarray]]:
+    """:func:`asjs` looking at every waiting job at every decision."""
+    rank, best_of = _asjs_rank(state)
     parallelism = state.instance.parallelism
     taken = 0
     chosen = []
@@ -221,6 +253,106 @@ def asjs(state: DecisionState, *, wait: bool = True) -> list[tuple[int, np.ndarr
     return chosen
 
 
+class _AsjsWatch:
+    """ASJS (``wait="best"``) over one simulation, looking only at jobs that may start.
+
+    A waiting job starts when its best VMs (the ``p`` best-scored among those
+    that fit it and end its task by the deadline, without tolerance: ``can``)
+    are all free and not taken by a job before it at this decision. Its best
+    VMs lie within its usable ones, so that is: ``best`` is within the free
+    VMs, less those taken. A job that did not start at a decision has a best
+    VM busy after it (or fewer than ``p`` VMs in ``can``: it never starts, as
+    ``can`` only shrinks). Between decisions VMs are only freed, so the job
+    can start at a later decision only if a VM of its best set was freed in
+    between, or its best set changed, or it is new. ``can`` loses its
+    slowest VMs as time passes; the best of a smaller ``can`` that still holds
+    the best VMs are the same, so the set changes only once its slowest VM
+    is out of time (watched on a heap of times, a little early, then checked,
+    as the simulation watches its counts). Those jobs are looked at, in queue
+    order, with :func:`asjs_scan`'s test; the others would not start.
+    """
+
+    def __init__(self, state: LiveState) -> None:
+        self.rank, self.best_of = _asjs_rank(state)
+        self.best: dict[int, int] = {}  # waiting job -> its best VMs as bits (-1: none)
+        self.vms: dict[int, list[int]] = {}  # waiting job -> its best VMs
+        self.check: dict[int, float] = {}  # waiting job -> its threshold in the heap
+        self.heap: list[tuple[float, int]] = []
+        self.holding: list[set[int]] = [set() for _ in range(state.instance.n_vms)]
+        self.free_after = 0  # the free VMs after the last decision's starts
+        self.last_rank = -1  # queue rank of the last job seen
+
+    def look(self, run: Any, j: int, now: float) -> bool:
+        """Compute (again) job ``j``'s best VMs at ``now``; return whether they changed."""
+        p, limit = run.parallelism[j], run.due_plain[j] + 0.0
+        can = run.fit_bits[j] & run.fast[run.in_time(j, now, limit, run.count[j])]
+        best = self.best_of.get((can, p))
+        if best is None:
+            best = self.best_of[can, p] = _best(self.rank, can, p)
+        if self.best.get(j) == best:
+            return False
+        self.forget(j)
+        self.best[j] = best
+        if best >= 0:
+            vms = self.vms[j] = lowest(best, p)
+            for v in vms:
+                self.holding[v].add(j)
+            # When the slowest of them may fall out of time (a little early: checked).
+            check = (limit - run.instructions[j] / min(run.speed[v] for v in vms)
+                     - 1e-9 * (1.0 + abs(limit)))
+            self.check[j] = check
+            heapq.heappush(self.heap, (check, j))
+        return True
+
+    def forget(self, j: int) -> None:
+        self.best.pop(j, None)
+        self.check.pop(j, None)
+        for v in self.vms.pop(j, ()):
+            self.holding[v].discard(j)
+
+    def decide(self, state: LiveState) -> list[tuple[int, np.ndarray]]:
+        run, now, free, jobs = state.run, state.now, state.free, state.jobs
+        waiting, queue_rank = run.waiting, run.queue_rank
+        looked: set[int] = set()
+        k = len(jobs)  # the jobs new since the last decision end the queue
+        while k and queue_rank[jobs[k - 1]] > self.last_rank:
+            k -= 1
+        for j in jobs[k:]:
+            self.look(run, j, now)
+            looked.add(j)
+        if k < len(jobs):
+            self.last_rank = queue_rank[jobs[-1]]
+        heap, again = self.heap, []
+        while heap and heap[0][0] <= now:
+            check, j = heapq.heappop(heap)
+            if j in waiting and self.check.get(j) == check:
+                if self.look(run, j, now):
+                    looked.add(j)
+                else:  # within the margin: checked again at the next decision
+                    again.append((check, j))
+        for entry in again:
+            heapq.heappush(heap, entry)
+        freed = free & ~self.free_after
+        while freed:
+            low = freed & -freed
+            freed ^= low
+            holders = self.holding[low.bit_length() - 1]
+            for j in [j for j in holders if j not in waiting]:  # dropped since
+                self.forget(j)
+            looked.update(holders)
+        taken = 0
+        chosen = []
+        best = self.best
+        for j in sorted(looked, key=queue_rank.__getitem__):
+            b = best.get(j, -1)
+            if b >= 0 and not b & ~free and not b & taken:
+                taken |= b
+                chosen.append((j, np.array(self.vms[j], dtype=np.int64)))
+                self.forget(j)
+        self.free_after = free & ~taken
+        return chosen
+
+
 def _best(rank: list[int], bits: int, p: int) -> int:
     """The first ``p`` VMs of ``rank`` set in ``bits``, as bits (-1 when fewer than ``p``)."""
     best, found = 0, 0
@@ -234,7 +366,90 @@ def _best(rank: list[int], bits: int, p: int) -> int:
 
 
 def cmms(state: DecisionState) -> list[tuple[int, np.ndarray]]:
-    """Min-min: the job that can complete earliest starts first, on its fastest VMs."""
+    """Min-min: the job that can complete earliest starts first, on its fastest VMs.
+
+    In a simulation, on VM sets as bits (:func:`_cmms_bits`); :func:`cmms_matrix`
+    is the reference.
+    """
+    if isinstance(state, LiveState):
+        return _cmms_bits(state)
+    return cmms_matrix(state)
+
+
+def _cmms_bits(state: LiveState) -> list[tuple[int, np.ndarray]]:
+    """:func:`cmms_matrix` on the jobs that can start, their usable VMs as bits.
+
+    A job's ``p``-th shortest task time on a VM set is its instructions over
+    the ``p``-th highest speed in the set (a task's time only grows as the
+    speed falls), so its minimum completion time comes from the smallest
+    prefix ``fast[c]`` of the VMs by speed (fastest first, then by index)
+    that holds ``p`` of its usable VMs, and those ``p`` VMs are its fastest
+    (ties: lower index). The matrix orders VMs by task time, then index: the
+    same order unless two VMs of different speeds give the job the same
+    time, which :func:`_time_ties` finds (those jobs take the matrix's way).
+    """
+    rows = state.startable_rows()
+    if not rows:
+        return []
+    run = state.run
+    fast, speed_desc, instructions, parallelism = (run.fast, run.speed_desc,
+                                                   run.instructions, run.parallelism)
+    ties = state.memo.get("time ties")
+    if ties is None:
+        ties = state.memo["time ties"] = _time_ties(state.instance)
+    n = len(speed_desc)
+    taken = 0
+    chosen = []
+    while rows:
+        least, pick, prefix = math.inf, -1, 0
+        for k, (j, bits) in enumerate(rows):
+            bits &= ~taken
+            p = parallelism[j]
+            if bits.bit_count() < p:
+                continue
+            low, high = p, n  # the smallest c with p usable VMs among fast[c]
+            while low < high:
+                middle = (low + high) // 2
+                if (bits & fast[middle]).bit_count() >= p:
+                    high = middle
+                else:
+                    low = middle + 1
+            completion = instructions[j] / speed_desc[low - 1]
+            if completion < least:
+                least, pick, prefix = completion, k, low
+        if pick < 0:
+            break
+        j, bits = rows.pop(pick)
+        bits &= ~taken
+        p = parallelism[j]
+        if j in ties:
+            row = np.where(from_bits(bits, n), state.task_time[j], np.inf)
+            vms = np.sort(np.lexsort((np.arange(n), row))[:p])
+        else:
+            vms = np.array(lowest(bits & fast[prefix], p), dtype=np.int64)
+        for v in vms.tolist():
+            taken |= 1 << v
+        chosen.append((j, vms))
+    return chosen
+
+
+def _time_ties(instance: Any) -> set[int]:
+    """The jobs that two VMs of different speeds give the same task time (by rounding)."""
+    speeds = np.unique(instance.speed)[::-1]  # distinct, fastest first
+    x = np.asarray(instance.instructions, dtype=float)
+    if len(speeds) < 2 or not x.size:
+        return set()
+    # Times x / s and x / s' (s > s') can only round to one value when s and s' are
+    # within a few ulps of each other, or when the times are subnormal.
+    close = speeds[:-1] <= speeds[1:] * (1 + 1e-12)
+    if not close.any() and float(x.min()) / float(speeds[0]) > 1e-250:
+        return set()
+    times = x[:, None] / speeds[None, :]
+    return set(np.flatnonzero((times[:, 1:] == times[:, :-1]).any(axis=1)).tolist())
+
+
+def cmms_matrix(state: DecisionState) -> list[tuple[int, np.ndarray]]:
+    """:func:`cmms` on the usable matrix."""
     usable = state.usable.copy()
     waiting = state.waiting
     p = state.instance.parallelism[waiting]

@@ -100,13 +100,21 @@ fastest VM's time, so the tasks take the fastest usable VMs, as CMMS's do.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
 
-from hybridsched.heuristics.gang.simulation import DecisionState, Policy, lowest, to_bits
+from hybridsched.heuristics.gang.simulation import (
+    DecisionState,
+    LiveState,
+    Policy,
+    lowest,
+    rows_to_bits,
+    to_bits,
+)
 from hybridsched.readings import check_choice, check_known, check_number
 
 #: Upper limit ratios of the loads (alpha: CPU, beta: memory, gamma: bandwidth,
@@ -253,6 +261,13 @@ def _cplmt(state: DecisionState, r: Readings) -> list[tuple[int, np.ndarray]]:
     """Jobs to start now, in CPLMT's order, on the VMs Algorithm 3 assigns."""
     if r.select_start == "zero":  # no mt > 0 is below a minimum starting at 0
         return []
+    if isinstance(state, LiveState) and r.mt_vms != "free" and r.standard_vms != "free":
+        return _cplmt_live(state, r)
+    return _cplmt_matrix(state, r)
+
+
+def _cplmt_matrix(state: DecisionState, r: Readings) -> list[tuple[int, np.ndarray]]:
+    """:func:`_cplmt` on the matrices of the waiting jobs (every reading; the reference)."""
     inst, waiting = state.instance, state.waiting
     times = state.task_time[waiting]
     p = inst.parallelism[waiting]
@@ -299,6 +314,99 @@ def _cplmt(state: DecisionState, r: Readings) -> list[tuple[int, np.ndarray]]:
                     mt_time[hit] = _kth(times[hit], usable[hit], kth_mt[hit])
                     key, selectable = _keys(mt_time, tovload)
             chosen.append((int(waiting[k]), vms))
+    return chosen
+
+
+class _Fixed:
+    """What CPLMT reads of each job that does not change in a simulation (one reading).
+
+    Under ``mt_vms`` and ``standard_vms`` other than ``"free"``, a job's
+    ``mt`` (so its key ``log(mt) - tovload``) and its standard time depend
+    on the job and the instance only; its class among the unjobs too.
+    Computed for every job at once, with the same numpy expressions as
+    :func:`_cplmt_matrix` on the waiting jobs (elementwise, so the same values).
+    """
+
+    def __init__(self, state: DecisionState, r: Readings) -> None:
+        inst = state.instance
+        other, unjob_class, tovload, _ = _static(state, r)
+        n_jobs, n_vms = inst.n_jobs, inst.n_vms
+        p = inst.parallelism
+        kth_mt = p if r.task_min == "distinct" else np.ones_like(p)
+        kth_std = kth_mt if r.standard == "max-min" else np.ones_like(p)
+        rows = np.arange(n_jobs)
+        speed = np.asarray(inst.speed, dtype=float)
+        speed_desc = -np.sort(-speed)
+
+        def kth(over: str, k: np.ndarray) -> np.ndarray:
+            if not n_jobs:
+                return np.zeros(0)
+            if over == "all":  # the k-th shortest of x / speed: x over the k-th highest speed
+                return inst.instructions / speed_desc[np.minimum(k, n_vms) - 1]
+            masked = np.sort(np.where(inst.fits(), state.task_time, np.inf), axis=1)
+            return masked[rows, np.minimum(k, n_vms) - 1]
+
+        mt_time = kth(r.mt_vms, kth_mt)
+        self.key, self.selectable = _keys(mt_time, tovload)
+        self.standard = kth(r.standard_vms, kth_std).tolist()
+        self.unjob_class = unjob_class.tolist()
+        self.fit_bits = rows_to_bits(~other)  # VMs that meet the job's other demands
+        # Speeds fastest first (the simulation's order), negated: ascending for bisect.
+        self.negated = (-speed_desc).tolist()
+        self.need = (None if r.cpu_demand == "remaining"
+                     else (inst.instructions / inst.deadline).tolist()
+                     if r.cpu_demand == "deadline" else inst.instructions.tolist())
+
+
+def _cplmt_live(state: LiveState, r: Readings) -> list[tuple[int, np.ndarray]]:
+    """:func:`_cplmt_matrix` in a simulation, on the jobs that can start.
+
+    Only a job with enough usable VMs at the decision can be selected (its
+    usable VMs only shrink); ``mt`` and the standard are fixed
+    (:class:`_Fixed`), so Algorithm 2's repeated selection of the least key
+    among the jobs of a set that can start is one pass over the set in key
+    order (ties: queue order): a job passed over could not start then, nor
+    later. A job's class is computed as :func:`classify` does, its count of
+    VMs not overloaded (``num``) from the speeds above its CPU need (a prefix
+    of the VMs by speed) among those that meet its other demands.
+    """
+    rows = state.startable_rows()
+    if not rows:
+        return []
+    key = ("cplmt fixed", r)
+    fixed = state.memo.get(key)
+    if fixed is None:
+        fixed = state.memo[key] = _Fixed(state, r)
+    run, now = state.run, state.now
+    fast, parallelism = run.fast, run.parallelism
+    negated, fit_bits, unjob_class = fixed.negated, fixed.fit_bits, fixed.unjob_class
+    keys, selectable, need = fixed.key, fixed.selectable, fixed.need
+    instructions, due, queue_rank = run.instructions, run.due_plain, run.queue_rank
+    above = bisect_left if r.overload_at == "reached" else bisect_right
+    order = []
+    for j, bits in rows:
+        if not selectable[j]:
+            continue
+        demand = (instructions[j] / max(due[j] - now, 1e-12) if need is None else need[j])
+        # VMs whose speed meets the demand (not overloaded): a prefix of the VMs by speed.
+        c = above(negated, -demand) if demand > 0 else len(negated)
+        num = (fit_bits[j] & fast[c]).bit_count()
+        group = 0 if num / parallelism[j] <= r.k else 1 + unjob_class[j]
+        order.append((group, keys[j], queue_rank[j], j, bits))
+    order.sort()
+    taken = 0
+    chosen = []
+    inst, standard = state.instance, fixed.standard
+    for _, _, _, j, bits in order:
+        bits &= ~taken
+        p = parallelism[j]
+        if bits.bit_count() < p:
+            continue
+        # The job's row of task_time, without the matrix.
+        vms = _assign(inst.instructions[j] / inst.speed, bits, p, standard[j])
+        for v in vms.tolist():
+            taken |= 1 << v
+        chosen.append((j, vms))
     return chosen
 
 

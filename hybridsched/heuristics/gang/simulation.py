@@ -52,7 +52,12 @@ job instead of numpy calls on arrays of at most a few thousand elements. The
 policy sees the same :class:`DecisionState`; its numpy matrices are built
 only when the policy reads them, and :meth:`DecisionState.usable_bits` and
 :meth:`DecisionState.eligible_bits` give the same sets as bits (a list of
-integers, one per waiting job).
+integers, one per waiting job). In a simulation the state is a
+:class:`LiveState`, which also shows the simulation's own bits: ASJS, CMMS
+and CPLMT then look only at the jobs that can start
+(:meth:`LiveState.startable_rows`) or, for ASJS, whose best VMs may have
+been freed, with the same decisions as their matrix code (issue 35; the
+matrix code stays for plain states and is the reference of the tests).
 """
 
 from __future__ import annotations
@@ -140,49 +145,79 @@ class DecisionState:
         return zip(rows.tolist(), rows_to_bits(self.fits & in_time), strict=True)
 
 
-class _LiveState(DecisionState):
-    """A decision of :func:`simulate`: the numpy arrays are built when first read."""
+class LiveState(DecisionState):
+    """A decision of :func:`simulate`: the numpy arrays are built when first read.
+
+    Beside what every :class:`DecisionState` gives, a policy may read the
+    simulation's own state (:attr:`run`, the free VMs :attr:`free` as bits,
+    :meth:`startable_rows`): the fast paths of the policies do, and keep the
+    matrix code for plain states.
+    """
 
     def __init__(self, run: _Run, now: float, jobs: list[int]) -> None:
-        # No dataclass __init__: waiting, usable, fits and ready are cached properties.
+        # No dataclass __init__: task_time, waiting, usable, fits and ready are properties.
         self.now = now
         self.instance = run.instance
-        self.task_time = run.task_time
         self.memo = run.memo
-        self._run, self._jobs = run, jobs
-        self._free = run.free_bits  # an int: later starts do not change it
+        self.run, self.jobs = run, jobs  # the waiting jobs in queue order, as a list
+        self.free = run.free_bits  # an int: later starts do not change it
+
+    @property
+    def task_time(self) -> np.ndarray:  # type: ignore[override]
+        """The instance's task times (the matrix is made when first read)."""
+        return self.run.task_time
 
     @cached_property
     def waiting(self) -> np.ndarray:  # type: ignore[override]
-        return np.array(self._jobs, dtype=np.int64)
+        """The waiting jobs in queue order."""
+        return np.array(self.jobs, dtype=np.int64)
 
     @cached_property
     def fits(self) -> np.ndarray:  # type: ignore[override]
-        return self._run.fits[self.waiting]
+        """The rows of the waiting jobs in the instance's ``fits``."""
+        return self.run.fits[self.waiting]
 
     @cached_property
     def usable(self) -> np.ndarray:  # type: ignore[override]
+        """The free VMs that fit each waiting job and end its task by its deadline."""
         rows = self.waiting
-        in_time = self.now + self.task_time[rows] <= self._run.due[rows, None] + TIME_TOL
-        return self.fits & in_time & from_bits(self._free, self.instance.n_vms)[None, :]
+        in_time = self.now + self.task_time[rows] <= self.run.due[rows, None] + TIME_TOL
+        return self.fits & in_time & from_bits(self.free, self.instance.n_vms)[None, :]
 
     @cached_property
     def ready(self) -> np.ndarray:  # type: ignore[override]
-        free = from_bits(self._free, self.instance.n_vms)
-        return np.where(free, self.now, np.array(self._run.busy_until))
+        """When each VM is free (``now`` when it is)."""
+        free = from_bits(self.free, self.instance.n_vms)
+        return np.where(free, self.now, np.array(self.run.busy_until))
 
     def usable_bits(self) -> Iterator[tuple[int, int]]:
+        """As :meth:`DecisionState.usable_bits`, from the simulation's bits."""
         # A generator: strict FIFO reads only the head of a long queue.
-        free, eligible = self._free, self._run.eligible
-        return ((j, eligible[j] & free) for j in self._jobs)
+        free, eligible = self.free, self.run.eligible
+        return ((j, eligible[j] & free) for j in self.jobs)
+
+    def startable_rows(self) -> list[tuple[int, int]]:
+        """The waiting jobs with at least ``parallelism`` usable VMs, with those VMs as bits.
+
+        In queue order. No other job can start at this decision (the usable
+        VMs only shrink as the policy takes some), so a policy that starts
+        only jobs with enough usable VMs may look at these alone. They are
+        all in the simulation's set ``startable`` (:class:`_Run`), which may
+        hold others too.
+        """
+        run = self.run
+        free, eligible, parallelism = self.free, run.eligible, run.parallelism
+        return [(j, bits) for j in sorted(run.startable, key=run.queue_rank.__getitem__)
+                if (bits := eligible[j] & free).bit_count() >= parallelism[j]]
 
     def eligible_bits(self, tol: float = TIME_TOL) -> Iterator[tuple[int, int]]:
-        run = self._run
+        """As :meth:`DecisionState.eligible_bits`, from the simulation's counts."""
+        run = self.run
         if tol == TIME_TOL:
-            return ((j, run.eligible[j]) for j in self._jobs)
+            return ((j, run.eligible[j]) for j in self.jobs)
         return ((j, run.fit_bits[j] & run.fast[run.in_time(
             j, self.now, run.due_plain[j] + tol,
-            run.count[j] if tol < TIME_TOL else len(run.speed_desc))]) for j in self._jobs)
+            run.count[j] if tol < TIME_TOL else len(run.speed_desc))]) for j in self.jobs)
 
 
 #: A policy: ``policy(state) -> [(job, vms), ...]`` to start now, in order.
@@ -214,14 +249,18 @@ class _Run:
     time changes only once ``now`` passes a threshold (a heap of them, each a
     little early, then checked exactly), and whether a job has enough usable
     VMs (the set ``startable``) only when its count changes, VMs are taken
-    (jobs in the set) or freed (jobs out of it).
+    (jobs in the set) or freed (jobs out of it). So at a decision every
+    waiting job with enough usable VMs is in ``startable`` (jobs that lost
+    VMs to starts since may be too): a review adds or removes its job, the
+    end of a job adds the jobs it makes startable, a job joins the queue
+    through a review, and nothing else makes a job startable.
     """
 
     def __init__(self, instance: Instance, policy: Policy, drop: str) -> None:
         self.sim = Simulation()
         self.instance, self.policy, self.latest = instance, policy, drop == "latest-start"
         self.clock = -math.inf  # time of the last decision (module docstring, *Times*)
-        self.fits, self.task_time, self.due = instance.fits(), instance.task_time(), instance.due
+        self.fits, self.due = instance.fits(), instance.due
         n = instance.n_vms
         speed = np.asarray(instance.speed, dtype=float)
         order = np.argsort(-speed, kind="stable").tolist()
@@ -256,6 +295,11 @@ class _Run:
         self.dropped: dict[int, str] = {}
         self.stats = OnlineStats()
         self.memo: dict[Any, Any] = {}
+
+    @cached_property
+    def task_time(self) -> np.ndarray:
+        """The instance's job-by-VM task times, made when a policy first reads them."""
+        return self.instance.task_time()
 
     def in_time(self, j: int, now: float, limit: float, c: int) -> int:
         """How many of the fastest VMs end a task of ``j`` by ``limit`` (at most ``c``).
@@ -336,7 +380,7 @@ class _Run:
             startable.discard(j)
         else:
             return
-        chosen = list(self.policy(_LiveState(self, now, list(waiting))))
+        chosen = list(self.policy(LiveState(self, now, list(waiting))))
         for j, vms in chosen:
             self.start(now, int(j), np.asarray(vms, dtype=np.int64).tolist())
 
