@@ -84,6 +84,19 @@ class Family:
         Optional ``size(instance) -> int``: the number that run times scale
         with, for campaign reports (tasks for hybrid-deadline, BoTs for
         bot-sites).
+    strong_bound:
+        Optional ``strong_bound(instance, *, time_limit, seed) ->
+        BoundCertificate`` (:mod:`hybridsched.bound_proof`): the family's best
+        lower bound at scale, within ``time_limit`` seconds and the memory
+        budget (:mod:`hybridsched.memory`), with the proof
+        ``verify_bound`` checks. ``hybridsched bound`` and the ``bound``
+        method run it.
+    verify_bound:
+        Optional ``verify_bound(instance, certificate) -> float``: recomputes
+        a certificate's bound from the instance and its proof with exact
+        arithmetic and returns it (rounded down); raises
+        :class:`~hybridsched.bound_proof.BoundProofError` when the proof
+        does not prove a positive bound it claims.
     objective_metric:
         The metric (a key of ``Evaluation.metrics``) that the default
         objective is; a recorded optimum of it is ``optimal_<metric>`` in an
@@ -103,6 +116,8 @@ class Family:
     lower_bound: Callable[[Any], float] | None = None
     objectives: tuple[str, ...] = ()
     size: Callable[[Any], int] | None = None
+    strong_bound: Callable[..., Any] | None = None
+    verify_bound: Callable[[Any, Any], float] | None = None
     objective_metric: str = "objective"
 
 
