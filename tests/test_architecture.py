@@ -37,7 +37,8 @@ FAMILY_PREFIXES = (*FAMILIES, "bnp", "bot", "hybrid", "deadline", "sites")
 #: Ground modules: the contract, the catalogue and registry (which find plug-ins through
 #: entry points and import none), results, and process-wide services.
 GROUND = {"errors", "family", "catalogue", "registry", "result", "interrupt", "budget", "version",
-          "stdio", "progress", "provenance", "readings", "lazy", "backends"}
+          "stdio", "progress", "provenance", "readings", "lazy", "backends",
+          "memory", "bound_proof"}
 
 #: Every family's folder holds these modules (ARCHITECTURE.md, "one shape for every family").
 FAMILY_FILES = {"__init__.py", "instance.py", "solution.py", "schema.py", "files.py",
