@@ -26,6 +26,7 @@ options), :mod:`~hybridsched.cli.inputs` (import-swf),
 :mod:`~hybridsched.cli.bot_sites` (generate bot-sites, import-etc),
 :mod:`~hybridsched.cli.solving` (solve, validate, compare, pareto),
 :mod:`~hybridsched.cli.campaigns` (campaign, report),
+:mod:`~hybridsched.cli.bounding` (bound),
 :mod:`~hybridsched.cli.malleable` (generate malleable, simulate malleable, tree),
 :mod:`~hybridsched.cli.gang` (generate gang, simulate gang),
 :mod:`~hybridsched.cli.pull` (generate pull, simulate pull, import-fta, soft),
@@ -52,9 +53,11 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+from hybridsched import memory
 from hybridsched.cli import (  # noqa: F401  (they register commands)
     benchmarking,
     bot_sites,
+    bounding,
     campaigns,
     certifying,
     gang,
@@ -84,6 +87,9 @@ QUIET_FLAGS = ("--quiet", "-q")
 #: The global ``--verbose`` option (libraries' standard output to standard error).
 VERBOSE_FLAGS = ("--verbose",)
 
+#: The global ``--memory-limit GIB`` option (:mod:`hybridsched.memory`), accepted anywhere.
+MEMORY_FLAG = "--memory-limit"
+
 #: Exit code of an interrupted command (128 + SIGINT, as shells report it).
 INTERRUPTED = 130
 
@@ -105,7 +111,34 @@ def _global_flags(argv: list[str]) -> list[str]:
     head, tail = argv[:end], argv[end:]
     SETTINGS.quiet = SETTINGS.quiet or any(a in QUIET_FLAGS for a in head)
     SETTINGS.verbose = SETTINGS.verbose or any(a in VERBOSE_FLAGS for a in head)
-    return [a for a in head if a not in QUIET_FLAGS + VERBOSE_FLAGS] + tail
+    return _memory_limit([a for a in head if a not in QUIET_FLAGS + VERBOSE_FLAGS]) + tail
+
+
+def _memory_limit(head: list[str]) -> list[str]:
+    """Take ``--memory-limit GIB`` (or ``=GIB``) from ``head`` into the environment.
+
+    The budget travels in :data:`hybridsched.memory.ENV`, so campaign workers
+    and subprocesses inherit it. A bad value raises :class:`InputError`.
+    """
+    kept, index = [], 0
+    while index < len(head):
+        arg = head[index]
+        if arg == MEMORY_FLAG or arg.startswith(MEMORY_FLAG + "="):
+            if "=" in arg:
+                text = arg.split("=", 1)[1]
+            elif index + 1 < len(head):
+                index += 1
+                text = head[index]
+            else:
+                raise InputError(f"{MEMORY_FLAG}: expected a number of GiB")
+            try:
+                os.environ[memory.ENV] = str(memory.parse_gib(text, MEMORY_FLAG))
+            except ValueError as exc:
+                raise InputError(str(exc)) from None
+        else:
+            kept.append(arg)
+        index += 1
+    return kept
 
 
 def _quarantine_bodies(command: Any) -> Any:
@@ -131,7 +164,22 @@ def _quarantine_bodies(command: Any) -> Any:
 def run(argv: list[str] | None = None) -> int:
     """Run the command line on ``argv`` and return the exit code (see the module docstring)."""
     SETTINGS.__dict__.update(vars(Settings()))
-    argv = _global_flags(list(sys.argv[1:] if argv is None else argv))
+    budget_before = os.environ.get(memory.ENV)
+    try:
+        argv = _global_flags(list(sys.argv[1:] if argv is None else argv))
+    except InputError as exc:
+        error(str(exc))
+        return 2
+    try:
+        return _run(argv)
+    finally:  # an in-process caller (tests, notebooks) keeps its own budget
+        if budget_before is None:
+            os.environ.pop(memory.ENV, None)
+        else:
+            os.environ[memory.ENV] = budget_before
+
+
+def _run(argv: list[str]) -> int:
     with owned_stdout("stderr" if SETTINGS.verbose else "discard"), handling_sigint(), \
             warnings.catch_warnings(), _child_warnings(SETTINGS.verbose):
         if not SETTINGS.verbose:
@@ -211,7 +259,8 @@ def _exit_code(exc: BaseException) -> int:
     if isinstance(exc, SystemExit):  # typer.Exit, or a library's sys.exit
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     if isinstance(exc, MemoryError):
-        error("out of memory: the instance is too large for this method")
+        error("out of memory: the instance is too large for this method (exact and bound "
+              "methods fall back before building when --memory-limit is below what is free)")
         return 1
     if isinstance(exc, ClusterError):
         error(str(exc))

@@ -13,7 +13,7 @@ from hybridsched.cli.ui import SETTINGS
 #: Commands in the order ``--help`` lists them: make or import an instance, solve
 #: it, check, compare, plot, then reference listings.
 COMMAND_ORDER = ("generate", "import-swf", "import-etc", "import-fta", "simulate", "solve",
-                 "validate", "compare", "certify", "bench", "campaign", "soft", "report",
+                 "validate", "compare", "certify", "bound", "bench", "campaign", "soft", "report",
                  "effects", "pareto", "gantt", "tree", "methods", "schema")
 
 EXIT_CODES = (
@@ -75,6 +75,13 @@ def main_options(
                           "without it, these are discarded. Standard output only ever "
                           "carries the command's own output. May be given anywhere on the "
                           "line.")] = False,
+    memory_limit: Annotated[float | None, typer.Option(
+        "--memory-limit", metavar="GIB",
+        help="Memory budget in GiB for exact and bound models: a model estimated larger "
+             "is not built (the method falls back to its warm start and a cheaper bound, "
+             "saying so in one line). Default: HYBRIDSCHED_MEMORY_GB, else 8 GiB or half "
+             "the machine's memory, whichever is smaller; capped by 'ulimit -v'. May be "
+             "given anywhere on the line.")] = None,
     version: Annotated[bool, typer.Option(
         "--version", callback=_show_version, is_eager=True,
         help="Print the version and exit.")] = False,

@@ -14,8 +14,12 @@ proved it (``certify --record``)::
             "hybridsched": "0.1.0+...", "time_limit_s": 60, "date": "2026-11-27"}}
     }
 
-``upper_bound``/``lower_bound`` hold the best schedule and bound of an open
-instance. A defect is never recorded: it is a bug to fix, not a reference.
+``upper_bound`` holds the best schedule of an open instance and
+``solver_lower_bound`` the best bound either backend reported (a solver's word,
+kept for information); ``lower_bound`` is only written with a proof that
+``certify`` recomputes (``hybridsched bound --record``,
+:mod:`hybridsched.experiments.bounding`). A defect is never recorded: it is a bug
+to fix, not a reference.
 """
 
 from __future__ import annotations
@@ -28,7 +32,16 @@ from typing import Any
 from hybridsched.backends import BACKENDS
 from hybridsched.catalogue import get_family
 from hybridsched.errors import InputError
-from hybridsched.experiments.certify import CERTIFIED, DEFECT, OPEN, PROVEN, Certificate, certify
+from hybridsched.experiments.bounding import check_recorded, recorded_certificate
+from hybridsched.experiments.certify import (
+    CERTIFIED,
+    DEFECT,
+    OPEN,
+    PROVEN,
+    Certificate,
+    certify,
+    crosses,
+)
 from hybridsched.family import Family
 from hybridsched.io.jsonio import read_json, write_json
 from hybridsched.io.outputs import check_output_folder
@@ -60,6 +73,8 @@ def certify_file(path: Path, loaded: tuple[Family, Any], *, time_limit: float | 
     family, instance = loaded
     certificate = certify(family.name, instance, name=str(path), time_limit=time_limit,
                           objective=objective, options=options)
+    if certificate.objective == family.objective_metric:
+        _check_recorded_proof(family, instance, certificate)
     if certificate.verdict == DEFECT and save_dir is not None:
         folder = check_output_folder(save_dir, "--save-dir")
         for backend, run in certificate.runs.items():
@@ -70,6 +85,23 @@ def certify_file(path: Path, loaded: tuple[Family, Any], *, time_limit: float | 
     if record and certificate.verdict != DEFECT:
         certificate.recorded = record_certificate(path, certificate, time_limit)
     return certificate
+
+
+def _check_recorded_proof(family: Family, instance: Any, certificate: Certificate) -> None:
+    """Make ``certificate`` a defect when the recorded bound proof fails or is crossed.
+
+    The proof is recomputed from the instance in exact arithmetic
+    (:func:`hybridsched.experiments.bounding.check_recorded`); a recorded bound
+    above a checked schedule of either backend contradicts it too.
+    """
+    problem = check_recorded(family, instance)
+    if problem is None:
+        recorded = recorded_certificate(instance)
+        if recorded is not None and crosses(recorded.value, certificate.best_known):
+            problem = (f"the recorded bound {recorded.value:g} ({recorded.method}) lies "
+                       f"above a checked schedule of value {certificate.best_known:g}")
+    if problem is not None:
+        certificate.verdict, certificate.reason = DEFECT, problem
 
 
 def record_certificate(path: Path, certificate: Certificate, time_limit: float | None) -> bool:
@@ -100,11 +132,14 @@ def record_certificate(path: Path, certificate: Certificate, time_limit: float |
     suffix = "" if metric == get_family(certificate.family).objective_metric else f"_{metric}"
     if proven:
         reference[f"optimal_{metric}"] = certificate.best_known
-        for key in ("upper_bound", "lower_bound"):
+        for key in ("upper_bound", "lower_bound", "solver_lower_bound"):
             reference.pop(key + suffix, None)
     elif certificate.verdict == OPEN:
         _tighten(reference, "upper_bound" + suffix, certificate.best_known, min)
-        _tighten(reference, "lower_bound" + suffix,
+        # A branch-and-bound bound is a solver's word, not a proof anyone can check:
+        # it is kept under its own name; ``lower_bound`` holds what a proof shows
+        # (``hybridsched bound --record``).
+        _tighten(reference, "solver_lower_bound" + suffix,
                  None if certificate.best_bound is None else max(0.0, certificate.best_bound),
                  max)
     document["reference"] = reference
