@@ -133,5 +133,5 @@ def write_leaderboard(board: pd.DataFrame, table: pd.DataFrame, output: Path, *,
 
 def _percent(value: float) -> str:
     if pd.isna(value):
-        return ""
+        return "-"
     return "inf" if value == float("inf") else f"{100 * value:.2f}%"

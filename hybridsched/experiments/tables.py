@@ -10,7 +10,9 @@ in order of preference:
 3. the largest proven lower bound known (``lower bound``): the runs' bounds,
    a bound recorded with the instance, and the family's cheap bound (the last
    two only for the family's main objective);
-4. nothing (``none``): the gap is then unknown (NaN).
+4. nothing (``none``): the gap is then unknown (NaN). A best bound of 0
+   is no reference either (every positive objective would be infinitely far
+   from it): ``no bound (best bound 0)``, gap NaN.
 
 The gap is ``(objective - reference) / |reference|``, 0 when both agree to
 1e-9, and ``inf`` when the reference is 0 and the objective is not
@@ -29,6 +31,7 @@ GROUP = ["family", "instance_hash", "objective_name"]
 
 #: What ``reference_kind`` says for each rule of the module docstring.
 RECORDED, PROVEN, BOUND, NONE = "optimum (recorded)", "optimum", "lower bound", "none"
+ZERO_BOUND = "no bound (best bound 0)"
 
 
 def relative_gaps(values: pd.Series, reference: pd.Series) -> pd.Series:
@@ -60,9 +63,10 @@ def add_gaps(table: pd.DataFrame) -> pd.DataFrame:
     bounds = table[["bound", "recorded_lower_bound", "family_bound"]].max(axis=1)
     bound = bounds.groupby([keys[c] for c in GROUP], sort=False, dropna=False
                            ).transform("max")
-    reference = recorded.fillna(proven).fillna(bound)
-    kind = np.select([recorded.notna(), proven.notna(), bound.notna()],
-                     [RECORDED, PROVEN, BOUND], default=NONE)
+    useless = recorded.isna() & proven.isna() & (bound <= 0)
+    reference = recorded.fillna(proven).fillna(bound.where(~useless))
+    kind = np.select([recorded.notna(), proven.notna(), useless, bound.notna()],
+                     [RECORDED, PROVEN, ZERO_BOUND, BOUND], default=NONE)
     table["reference"] = reference.astype(float)
     table["reference_kind"] = kind
     table["gap"] = relative_gaps(table["objective"], table["reference"])
