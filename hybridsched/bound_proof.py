@@ -177,5 +177,8 @@ def bounded_result(
     metrics: dict[str, Any] = {}
     if certificate is not None:
         metrics["bound_method"] = certificate.method
+        # What proves the bound travels with the run, so that a campaign's store keeps
+        # it and the library build can record it without computing it again.
+        metrics["bound_certificate"] = certificate.to_dict()
     return Result(method, family, status, solution=solution, objective=objective,
                   bound=bound, metrics=metrics, message=message)

@@ -5,29 +5,33 @@
     python scripts/build_library.py --certify-only       # re-certify every file on disk
     python scripts/build_library.py --index              # rewrite instances/README.md only
     python scripts/build_library.py --real --families bot-sites   # certify the real-data sets
+    python scripts/build_library.py --tiers large --mode cluster --scheduler tcp://host:8786
 
 Generated tiers (``tiny``: each family's ``tiny_instance(seed)``, brute-force
 checkable; ``medium``/``large``: the family generators at the sizes below)
 are written with ``reference.tier``; the ``small`` tier is the bundled
 instances the older ``build_*_instances.py`` scripts make (pull's is
 generated here: ``small_instance(seed)``, at the size its offline models
-still prove). Every file is
-then certified (``hybridsched certify --record``: HiGHS and CP-SAT, each
-with the tier's time limit) and its reference block records the optimum or
-the best known schedule and bound, with which backend proved what, in which
-version. A defect (the two backends contradicting each other) stops the
-script: it is a bug, never a reference. With ``--real``, the real-data
-sets (``real-*.json`` recipes: the data stays in the shared folder) are
-built in a temporary folder, certified, and their references written back
-into the recipes. Last, ``instances/README.md`` lists every file with its
-figures.
+still prove). The tiny tier is certified file by file (an infeasible draw is
+replaced). The other tiers run as one campaign per tier
+(:mod:`hybridsched.experiments.library_build`): ``exact`` on HiGHS and on
+CP-SAT and the family's ``bound``, each with the tier's time limit; the
+store in ``--build-dir`` keeps every finished run, so a build that stops
+(Ctrl-C: exit 130) resumes where it was, and ``--mode cluster --scheduler``
+spreads the runs over a Dask cluster. Each file's reference block then
+records the optimum, or the best known schedule and the best bound proven
+by a checked proof, with which backend proved what, in which version. A
+defect (the two backends contradicting each other, or a bound proof that
+fails) is never recorded and makes the script exit 1. With ``--real``, the
+real-data sets (``real-*.json`` recipes: the data stays in the shared folder)
+are built in the build folder and their references written back into the
+recipes. Last, ``instances/README.md`` lists every file with its figures.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 from collections.abc import Callable
 from dataclasses import replace
 from importlib import import_module
@@ -44,6 +48,12 @@ from hybridsched.experiments.library import (
     tier_of,
     tiny_instance,
 )
+from hybridsched.experiments.library_build import (
+    Entry,
+    record_store,
+    stripped_copy,
+    tier_campaign,
+)
 from hybridsched.experiments.real_sets import (
     load_real_set,
     materialise,
@@ -56,8 +66,8 @@ from hybridsched.storage import save_instance
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: Seconds per backend per instance when certifying, by tier.
-TIME_LIMITS = {"tiny": 20.0, "small": 60.0, "medium": 120.0, "large": 60.0, "real": 60.0}
+#: Seconds per backend per instance when certifying, by tier (issue 32's budgets).
+TIME_LIMITS = {"tiny": 20.0, "small": 60.0, "medium": 120.0, "large": 300.0, "real": 600.0}
 
 #: How many tiny instances per family (seeds 0..n-1 of ``tiny_instance``).
 TINY = 6
@@ -178,13 +188,68 @@ def certify_all(paths: list[Path], *, limit: float | None = None,
     return True
 
 
-def certify_real(folder: Path, limit: float | None) -> None:
-    """Certify every instance of the family's real-data recipes; write references back."""
-    with tempfile.TemporaryDirectory() as scratch:
-        for recipe in real_set_files(folder):
-            for path in materialise(recipe, Path(scratch) / recipe.stem):
-                certify_all([path], limit=limit if limit is not None else TIME_LIMITS["real"])
-                record_reference(recipe, path.stem, read_json(path).get("reference") or {})
+def real_entries(folder: Path, build_dir: Path) -> list[Entry]:
+    """The instances of the family's real-data recipes, built in ``build_dir``.
+
+    The campaign runs on ``sources/``; results are recorded in ``records/`` and
+    copied from there into the recipe (the data itself is never committed).
+    """
+    entries = []
+    for recipe in real_set_files(folder):
+        place = build_dir / "real" / folder.name / recipe.stem
+        records = place / "records"
+        for path in materialise(recipe, records):
+            source = stripped_copy(path, place / "sources")
+
+            def back(target: Path, recipe: Path = recipe) -> None:
+                record_reference(recipe, target.stem, read_json(target).get("reference") or {})
+
+            entries.append(Entry(source, path, "real", back))
+    return entries
+
+
+def library_entries(paths: list[Path], build_dir: Path) -> list[Entry]:
+    """Entries for library files: the campaign's copies live in ``build_dir/sources``."""
+    return [Entry(stripped_copy(path, build_dir / "sources" / path.parent.parent.name
+                                / (tier_of(path) or "small")), path, tier_of(path) or "small")
+            for path in paths]
+
+
+def run_tiers(entries: list[Entry], args: argparse.Namespace) -> int:
+    """One campaign per tier through the engine, then what the runs prove recorded.
+
+    Ctrl-C stops the campaign; what finished is recorded all the same and the
+    exit code is 130.
+    """
+    from hybridsched.experiments.campaign import run_campaign
+    from hybridsched.experiments.store_read import load_results
+
+    build_dir = Path(args.build_dir)
+    code = 0
+    for tier in sorted({e.tier for e in entries}, key=lambda t: RANK.get(t, 9)):
+        chosen = [e for e in entries if e.tier == tier]
+        limit = args.time_limit if args.time_limit is not None else TIME_LIMITS[tier]
+        campaign = tier_campaign(chosen, tier=tier, time_limit=limit,
+                                 with_bound=not args.no_bound)
+        store = build_dir / f"store-{tier}"
+        print(f"tier {tier}: {len(chosen)} instances, {limit:g} s per run, store {store}",
+              flush=True)
+        interrupted = False
+        try:
+            run_campaign(campaign, store, mode=args.mode, scheduler=args.scheduler)
+        except KeyboardInterrupt:
+            interrupted = True
+        if (store / "runs").exists() or any(store.glob("*")):
+            for outcome in record_store(chosen, load_results(store), time_limit=limit):
+                print(f"{outcome.target.name}: {outcome.verdict} best {outcome.best_known} "
+                      f"bound {outcome.best_bound} ({outcome.bound_method or 'no bound run'})"
+                      + (f" DEFECT: {outcome.reason}" if outcome.verdict == DEFECT else ""),
+                      flush=True)
+                if outcome.verdict == DEFECT:
+                    code = 1
+        if interrupted:
+            return 130
+    return code
 
 
 #: Index order of the tiers.
@@ -203,8 +268,9 @@ def write_index(root: Path) -> None:
              "`--certify-only`.", ""]
     for family_dir in sorted(p for p in root.iterdir() if p.is_dir()):
         lines += [f"## {family_dir.name}", "",
-                  "| file | tier | objective | verdict | best known | best bound | proven by |"
-                  " time (s) highs / cpsat |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+                  "| file | tier | objective | verdict | best known | best bound | gap | "
+                  "bound's proof | proven by | time (s) highs / cpsat |",
+                  "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
         rows = []
         recipes = real_set_files(family_dir)
         entries = [(str(p.relative_to(family_dir)), read_json(p).get("reference") or {})
@@ -217,15 +283,41 @@ def write_index(root: Path) -> None:
             for metric, cert in (reference.get("certificates") or {}).items():
                 times = " / ".join(_seconds(cert["backends"].get(b, {}).get("runtime_s"))
                                    for b in ("highs", "cpsat"))
+                best, bound, proof = _known(reference, metric, cert)
                 rows.append((RANK.get(tier, 9), name,
                              f"| {name} | {tier} | {metric} | {cert['verdict']} | "
-                             f"{_value(cert['best_known'])} | {_value(cert['best_bound'])} | "
-                             f"{', '.join(cert['proven_by']) or '-'} | {times} |"))
+                             f"{_value(best)} | {_value(bound)} | {_gap(best, bound)} | "
+                             f"{proof} | {', '.join(cert['proven_by']) or '-'} | {times} |"))
             if not reference.get("certificates"):
                 rows.append((RANK.get(tier, 9), name,
-                             f"| {name} | {tier} | | not certified | | | | |"))
+                             f"| {name} | {tier} | | not certified | | | | | | |"))
         lines += [row for _, _, row in sorted(rows)] + [""]
     (root / "README.md").write_text("\n".join(lines))
+
+
+def _known(reference: dict[str, Any], metric: str, cert: dict[str, Any]
+           ) -> tuple[Any, Any, str]:
+    """Best known, best bound and what proves the bound, as the reference block records them.
+
+    The bound is the optimum when one is proven (by the backends named), else
+    the ``lower_bound`` a checked proof shows (``bound_proof``); a solver's
+    unverified bound is not a reference.
+    """
+    optimum = reference.get(f"optimal_{metric}")
+    if optimum is not None:
+        return optimum, optimum, "optimum proven"
+    proof = reference.get("bound_proof") or {}
+    best = reference.get("upper_bound", cert.get("best_known"))
+    bound = reference.get("lower_bound")
+    return best, bound, proof.get("method", "-") if bound is not None else "no proof yet"
+
+
+def _gap(best: Any, bound: Any) -> str:
+    if best is None or bound is None:
+        return ""
+    if best == bound:
+        return "0%"
+    return "inf" if bound <= 0 else f"{100 * (best - bound) / abs(best):.2f}%"
 
 
 def _value(value: Any) -> str:
@@ -248,6 +340,15 @@ def main() -> int:
     parser.add_argument("--time-limit", type=float, default=None,
                         help="seconds per backend per file (default: by tier)")
     parser.add_argument("--root", default=str(ROOT / "instances"))
+    parser.add_argument("--build-dir", default=str(ROOT / "build" / "library"),
+                        help="the campaigns' stores and instance copies (kept between "
+                             "sittings: a rerun only runs what is missing)")
+    parser.add_argument("--mode", default="auto",
+                        help="where runs execute: auto, serial, pool or cluster (campaign)")
+    parser.add_argument("--scheduler", default=None,
+                        help="a Dask scheduler's address, with --mode cluster")
+    parser.add_argument("--no-bound", action="store_true",
+                        help="only the two exact backends, not the families' bound method")
     args = parser.parse_args()
     # The solver libraries' banners (HiGHS's) are not this script's output.
     with owned_stdout("discard"):
@@ -257,26 +358,35 @@ def main() -> int:
 def run(args: argparse.Namespace) -> int:
     """Build, certify and index as ``args`` say."""
     root = Path(args.root)
+    build_dir = Path(args.build_dir)
+    families = [f.strip() for f in args.families.split(",") if f.strip()]
+    code = 0
     if args.real:
-        for family in [f.strip() for f in args.families.split(",") if f.strip()]:
-            certify_real(Path(args.root) / family, args.time_limit)
+        entries = [e for family in families
+                   for e in real_entries(root / family, build_dir)]
+        code = run_tiers(entries, args)
     elif not args.index:
         tiers = [t.strip() for t in args.tiers.split(",") if t.strip()]
-        for family in [f.strip() for f in args.families.split(",") if f.strip()]:
+        paths: list[Path] = []
+        for family in families:
             folder = root / family
             folder.mkdir(parents=True, exist_ok=True)
-            if args.certify_only:
-                certify_all([p for p in instance_files(folder) if tier_of(p) in tiers],
+            if not args.certify_only:
+                if "tiny" in tiers:
+                    for old in tier_folder(folder, "tiny").glob("tiny-*.json"):
+                        old.unlink()
+                    build_tiny(family, folder, args.time_limit)
+                for tier in tiers:
+                    if tier != "tiny":
+                        build(family, tier, folder)
+            paths += [p for p in instance_files(folder)
+                      if (tier_of(p) or "small") in tiers and tier_of(p) != "tiny"]
+            if args.certify_only and "tiny" in tiers:
+                certify_all([p for p in instance_files(folder) if tier_of(p) == "tiny"],
                             limit=args.time_limit)
-                continue
-            if "tiny" in tiers:
-                for old in tier_folder(folder, "tiny").glob("tiny-*.json"):
-                    old.unlink()
-                build_tiny(family, folder, args.time_limit)
-            certify_all([p for tier in tiers if tier != "tiny"
-                         for p in build(family, tier, folder)], limit=args.time_limit)
+        code = run_tiers(library_entries(paths, build_dir), args)
     write_index(root)
-    return 0
+    return code
 
 
 if __name__ == "__main__":
