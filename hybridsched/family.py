@@ -86,7 +86,10 @@ class Family:
         bot-sites).
     strong_bound:
         Optional ``strong_bound(instance, *, time_limit, seed) ->
-        BoundCertificate`` (:mod:`hybridsched.bound_proof`): the family's best
+        BoundCertificate`` (:mod:`hybridsched.bound_proof`), or where it lives
+        (``"module:attribute"``, imported when it first runs, so that a
+        family's domain module names its model without importing the
+        algorithms floor): the family's best
         lower bound at scale, within ``time_limit`` seconds and the memory
         budget (:mod:`hybridsched.memory`), with the proof
         ``verify_bound`` checks. ``hybridsched bound`` and the ``bound``
@@ -116,7 +119,7 @@ class Family:
     lower_bound: Callable[[Any], float] | None = None
     objectives: tuple[str, ...] = ()
     size: Callable[[Any], int] | None = None
-    strong_bound: Callable[..., Any] | None = None
+    strong_bound: Callable[..., Any] | str | None = None
     verify_bound: Callable[[Any, Any], float] | None = None
     objective_metric: str = "objective"
 

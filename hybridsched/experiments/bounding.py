@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from hybridsched.bound_proof import BoundCertificate, BoundProofError
+from hybridsched.catalogue import resolve
 from hybridsched.errors import InputError
 from hybridsched.family import Family
 from hybridsched.io.jsonio import read_json, write_json
@@ -87,7 +88,7 @@ def strong_certificate(family: Family, instance: Any, *, time_limit: float | Non
     """The family's strong bound, or its cheap bound when it has none."""
     if family.strong_bound is None:
         return cheap_certificate(family, instance)
-    return family.strong_bound(instance, time_limit=time_limit, seed=seed)
+    return resolve(family.strong_bound)(instance, time_limit=time_limit, seed=seed)
 
 
 def verify(family: Family, instance: Any, certificate: BoundCertificate) -> float:
@@ -145,28 +146,38 @@ def check_recorded(family: Family, instance: Any) -> str | None:
     return None
 
 
-def record_bound(path: Path, run: BoundRun, version: str) -> bool:
+def record_bound(path: Path, run: BoundRun, version: str, *,
+                 best_known: float | None = None) -> bool:
     """Keep ``run``'s verified bound and its proof in ``path``'s reference block, if better.
 
     A record never gets worse: a proof replaces the recorded one only when it
-    proves more. ``lower_bound`` is written only where no optimum is recorded.
-    Returns whether the file changed.
+    proves more. ``lower_bound`` is written only where no optimum is recorded,
+    and so is ``best_known`` (a checked schedule's value) as ``upper_bound``
+    when it is better than the one recorded. Returns whether the file changed.
     """
     value = run.value
-    if value is None or value <= 0:
-        return False
     document = read_json(path)
     if not isinstance(document, dict):
         raise InputError(f"{path}: not an instance document")
     reference = dict(document.get("reference") or {})
+    proven = any(key.startswith("optimal_") for key in reference)
+    upper = reference.get("upper_bound")
+    better_schedule = (not proven and best_known is not None
+                       and (upper is None or best_known < float(upper)))
+    if better_schedule:
+        reference["upper_bound"] = best_known
     old = reference.get("bound_proof")
-    if isinstance(old, dict) and isinstance(old.get("value"), int | float) \
-            and float(old["value"]) >= value:
-        return False
+    if value is None or value <= 0 or (
+            isinstance(old, dict) and isinstance(old.get("value"), int | float)
+            and float(old["value"]) >= value):
+        if better_schedule:
+            document["reference"] = reference
+            write_json(path, document)
+        return better_schedule
     reference["bound_proof"] = {**run.certificate.to_dict(), "value": value,
                                 "hybridsched": version,
                                 "date": datetime.date.today().isoformat()}
-    if not any(key.startswith("optimal_") for key in reference):
+    if not proven:
         _demote_solver_bound(reference, value)
         reference["lower_bound"] = value
     document["reference"] = reference

@@ -30,7 +30,7 @@ from typing import Any
 from hybridsched.bound_proof import BoundCertificate, BoundProofError
 from hybridsched.experiments.bounding import BoundRun, record_bound, verify
 from hybridsched.experiments.campaign_model import Campaign, MethodEntry
-from hybridsched.experiments.certify import DEFECT, Certificate, judge
+from hybridsched.experiments.certify import DEFECT, Certificate, crosses, judge
 from hybridsched.experiments.certify_files import record_certificate
 from hybridsched.experiments.sources import file_source
 from hybridsched.experiments.spec import campaign_from_parts
@@ -96,7 +96,10 @@ def stripped_copy(path: Path, folder: Path) -> Path:
 def tier_campaign(entries: Iterable[Entry], *, tier: str, time_limit: float | None,
                   backends: Iterable[str] = ("highs", "cpsat"),
                   with_bound: bool = True) -> Campaign:
-    """The campaign of one tier's entries: exact per backend and ``bound``, one seed."""
+    """The campaign of one tier's entries: exact per backend and ``bound``, one seed.
+
+    ``backends=()`` leaves the exact runs out (a build of bounds only).
+    """
     entries = list(entries)
     families = sorted({load_instance(e.source)[0].name for e in entries})
     methods = [MethodEntry(family, "exact", EXACT_LABELS[backend], (("backend", backend),),
@@ -106,15 +109,14 @@ def tier_campaign(entries: Iterable[Entry], *, tier: str, time_limit: float | No
         methods += [MethodEntry(family, "bound", BOUND_LABEL, (), time_limit)
                     for family in families if "bound" in registered_methods(family)]
     return campaign_from_parts([file_source(e.source) for e in entries], methods,
-                               name=f"library-{tier}", time_limit=time_limit,
+                               name=f"library-{tier}" + ("" if backends else "-bounds"),
+                               time_limit=time_limit,
                                description=f"benchmark library, tier {tier}")
 
 
 def _result(row: Any) -> Result:
     """A store row as the :class:`Result` that :func:`judge` reads."""
-    def number(value: Any) -> float | None:
-        return None if value is None or value != value else float(value)
-
+    number = _number
     status = Status(row["status"]) if row["status"] in Status._value2member_map_ \
         else Status.NO_SOLUTION
     return Result(row["method_name"], row["family"], status, objective=number(row["objective"]),
@@ -123,51 +125,67 @@ def _result(row: Any) -> Result:
 
 
 def record_entry(entry: Entry, rows: Any, *, time_limit: float | None) -> Outcome | None:
-    """Record what ``rows`` (the store's rows of ``entry``) prove; ``None`` if a run is missing."""
+    """Record what ``rows`` (the store's rows of ``entry``) prove; ``None`` when there are none.
+
+    The exact runs are judged as ``certify`` judges them; the bound run's
+    proof is recomputed; a bound above any checked schedule (the exact runs'
+    or the bound run's own) is a defect, and nothing of a defect is recorded.
+    """
     by_label = {row["method"]: row for _, row in rows.iterrows()}
-    exact = {backend: by_label[label] for backend, label in EXACT_LABELS.items()
+    exact = {backend: _result(by_label[label]) for backend, label in EXACT_LABELS.items()
              if label in by_label}
-    if not exact:
+    bound_row = by_label.get(BOUND_LABEL)
+    if not exact and bound_row is None:
         return None
     family, instance = load_instance(entry.target)
-    runs = {backend: _result(row) for backend, row in exact.items()}
+    certificate = _judged(family.name, family.objective_metric, str(entry.target), exact)
+    bound_run = bound_error = None
+    schedules = [] if certificate is None or certificate.best_known is None \
+        else [certificate.best_known]
+    if bound_row is not None:
+        bound_run, bound_error = _bound_run(family, instance, bound_row, str(entry.target))
+        if _number(bound_row["objective"]) is not None:
+            schedules.append(float(bound_row["objective"]))
+    best_known = min(schedules, default=None)
+    verdict, reason = (certificate.verdict, certificate.reason) if certificate is not None \
+        else ("bound only", "no exact run")
+    if bound_error is not None:
+        verdict, reason = DEFECT, bound_error
+    elif bound_run is not None and bound_run.value is not None and best_known is not None \
+            and crosses(bound_run.value, best_known):
+        verdict, reason = DEFECT, (f"the bound {bound_run.value:g} "
+                                   f"({bound_run.certificate.method}) lies above a checked "
+                                   f"schedule of value {best_known:g}")
+    if verdict != DEFECT:
+        if certificate is not None:
+            record_certificate(entry.target, certificate, time_limit)
+        if bound_run is not None:
+            record_bound(entry.target, bound_run, __version__, best_known=best_known)
+        if entry.after is not None:
+            entry.after(entry.target)
+    return Outcome(entry.target, verdict, reason, best_known,
+                   None if bound_run is None else bound_run.value,
+                   None if bound_run is None else bound_run.certificate.method, bound_error)
+
+
+def _number(value: Any) -> float | None:
+    return None if value is None or value != value else float(value)
+
+
+def _judged(family: str, metric: str, name: str, runs: dict[str, Result]
+            ) -> Certificate | None:
+    """The backends' runs judged as ``certify`` judges them (``None`` without runs)."""
+    if not runs:
+        return None
     verdict, reason = judge(runs)
     values = [r.objective for r in runs.values() if r.objective is not None]
     bounds = [r.bound if r.bound is not None else (r.objective if r.status is Status.OPTIMAL
                                                    else None) for r in runs.values()]
-    certificate = Certificate(
-        instance=str(entry.target), family=family.name, objective=family.objective_metric,
-        verdict=verdict, reason=reason, best_known=min(values) if values else None,
+    return Certificate(
+        instance=name, family=family, objective=metric, verdict=verdict, reason=reason,
+        best_known=min(values) if values else None,
         best_bound=max((b for b in bounds if b is not None), default=None), runs=runs,
         infeasible=any(r.status is Status.INFEASIBLE for r in runs.values()))
-    bound_method = bound_error = None
-    bound_row = by_label.get(BOUND_LABEL)
-    bound_run = None
-    if bound_row is not None:
-        bound_run, bound_error = _bound_run(family, instance, bound_row, str(entry.target))
-        if bound_run is not None:
-            bound_method = bound_run.certificate.method
-            if bound_run.value is not None and certificate.best_known is not None \
-                    and bound_run.value > certificate.best_known * (1 + 1e-9) + 1e-9:
-                verdict, reason = DEFECT, (f"the bound {bound_run.value:g} ({bound_method}) "
-                                           f"lies above a checked schedule of value "
-                                           f"{certificate.best_known:g}")
-            if bound_row["objective"] == bound_row["objective"] and bound_row["objective"] \
-                    is not None:
-                certificate.best_known = min(v for v in (certificate.best_known,
-                                                         float(bound_row["objective"]))
-                                             if v is not None)
-        if bound_error is not None:
-            verdict, reason = DEFECT, bound_error
-    certificate.verdict, certificate.reason = verdict, reason
-    if verdict != DEFECT:
-        record_certificate(entry.target, certificate, time_limit)
-        if bound_run is not None:
-            record_bound(entry.target, bound_run, __version__)
-        if entry.after is not None:
-            entry.after(entry.target)
-    return Outcome(entry.target, verdict, reason, certificate.best_known,
-                   None if bound_run is None else bound_run.value, bound_method, bound_error)
 
 
 def _bound_run(family: Any, instance: Any, row: Any, name: str
