@@ -35,22 +35,43 @@ from hybridsched.bot_sites.limits import allowed_pairs
 
 def _restricted_fluid(instance: Instance, allowed: np.ndarray) -> float:
     """Minimum ``C`` of the fluid LP using only the ``allowed`` (BoT, site) pairs."""
+    solved = restricted_fluid_lp(instance, allowed)
+    if solved is None:
+        return np.inf
+    # The LP optimum within tolerances of 1e-10: shave a relative 2e-10 so the bound
+    # stays valid despite them (well below the 1e-9 at which optimality is claimed).
+    return solved[0] * (1 - 2e-10)
+
+
+def restricted_fluid_lp(instance: Instance, allowed: np.ndarray
+                        ) -> tuple[float, dict[str, np.ndarray]] | None:
+    """The fluid LP over the ``allowed`` pairs: (optimum, row duals by group); ``None``: infeasible.
+
+    Row groups: ``"bots"`` (``K`` rows ``sum_i y_ki = n_k``), ``"sites"`` (``M`` rows
+    ``sum_k p_ki y_ki - m_i C <= 0``) and, with hard limits, ``"bandwidth"`` and
+    ``"storage"`` (``M`` rows each, resource-time within ``limit_i (1 + LIMIT_TOL) C``).
+    Duals in HiGHS's sign convention (``<= 0`` on the ``<=`` rows); the optimum is the
+    solver's float, unshaved.
+    """
     K, M = instance.n_bots, instance.n_sites
     allowed = allowed & allowed_pairs(instance)
     if not allowed.any(axis=1).all():
-        return np.inf
+        return None
     kk, ii = np.nonzero(allowed)
     p = instance.p[kk, ii]
     groups: list[tuple[np.ndarray, np.ndarray]] = [(K + ii, p)]
     cap_rows = [instance.procs.astype(float)]
+    names = ["sites"]
     rate = instance.rate
     if instance.hard_limits and rate is not None and instance.site_bandwidth is not None:
         groups.append((K + len(cap_rows) * M + ii, rate[kk, ii] * p))
         cap_rows.append(np.asarray(instance.site_bandwidth, dtype=float) * (1 + LIMIT_TOL))
+        names.append("bandwidth")
     if instance.hard_limits and instance.storage is not None \
             and instance.storage_limit is not None:
         groups.append((K + len(cap_rows) * M + ii, instance.storage[kk] * p))
         cap_rows.append(np.asarray(instance.storage_limit, dtype=float) * (1 + LIMIT_TOL))
+        names.append("storage")
     n_rows = K + len(cap_rows) * M
     per_col = 1 + len(groups)
     n = len(kk)
@@ -83,11 +104,13 @@ def _restricted_fluid(instance: Instance, allowed: np.ndarray) -> float:
     h.run()
     status = h.getModelStatus()
     if status == highspy.HighsModelStatus.kOptimal:
-        # The LP optimum within tolerances of 1e-10: shave a relative 2e-10 so the bound
-        # stays valid despite them (well below the 1e-9 at which optimality is claimed).
-        return float(h.getInfo().objective_function_value) * (1 - 2e-10)
+        dual = np.asarray(h.getSolution().row_dual, dtype=float)
+        duals = {"bots": dual[:K]}
+        for r, name in enumerate(names):
+            duals[name] = dual[K + r * M:K + (r + 1) * M]
+        return float(h.getInfo().objective_function_value), duals
     if status == highspy.HighsModelStatus.kInfeasible:
-        return np.inf
+        return None
     raise RuntimeError(f"fluid LP: HiGHS stopped with {h.modelStatusToString(status)}")
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from hybridsched.bot_sites import files
+from hybridsched.bot_sites.bound_check import verify_bound
 from hybridsched.bot_sites.checker import check, evaluate
 from hybridsched.bot_sites.instance import Instance
 from hybridsched.family import Family, converters
@@ -57,6 +58,7 @@ def lower_bound(instance: Instance) -> float:
     return bound(instance)
 
 
+
 FAMILY = Family(
     name="bot-sites",
     objective_name="makespan",
@@ -67,6 +69,8 @@ FAMILY = Family(
     infeasible_items=infeasible_items,
     reference=reference,
     lower_bound=lower_bound,
+    strong_bound="hybridsched.models.bot_sites.bound:strong_bound",
+    verify_bound=verify_bound,
     objectives=("makespan", "cost"),
     size=lambda instance: instance.n_bots,
 )

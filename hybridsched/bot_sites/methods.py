@@ -41,3 +41,6 @@ declare_method(FAMILY, "exact", f"{ADAPTERS}:exact", exact=True,
                check_options="hybridsched.backends:check_exact_options",
                description="MILP solved by HiGHS, or CP-SAT with --backend cpsat "
                            "(proven optimum or bound)")
+declare_method(FAMILY, "bound", f"{ADAPTERS}:bound", exact=True,
+               description="Best heuristic schedule with the strong makespan bound "
+                           "(configuration LP, verifiable proof)")

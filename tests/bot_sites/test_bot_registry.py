@@ -8,13 +8,15 @@ from hybridsched.bot_sites.generator import generate
 from hybridsched.result import Status
 
 INSTANCES = Path(__file__).resolve().parents[2] / "instances" / "bot-sites"
-NAMES = ["exact", "gmo", "g-met", "g-mct", "g-olb", "g-min-min", "g-max-min", "g-sufferage"]
+NAMES = ["exact", "gmo", "g-met", "g-mct", "g-olb", "g-min-min", "g-max-min", "g-sufferage",
+         "bound"]
 
 
 def test_registered():
     assert list(methods("bot-sites")) == ["gmo", "g-met", "g-mct", "g-olb", "g-min-min",
-                                          "g-max-min", "g-sufferage", "exact"]
+                                          "g-max-min", "g-sufferage", "exact", "bound"]
     assert methods("bot-sites")["exact"].exact
+    assert methods("bot-sites")["bound"].exact
     fam = get_family("bot-sites")
     assert fam.objective_name == "makespan"
 
