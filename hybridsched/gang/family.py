@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from hybridsched.family import Family, converters
 from hybridsched.gang import files
+from hybridsched.gang.bound_check import verify_bound
 from hybridsched.gang.bounds import lower_bound
 from hybridsched.gang.checker import check, evaluate
 from hybridsched.gang.instance import Instance
@@ -30,6 +31,7 @@ def reference(instance: Instance) -> dict[str, float]:
     return found
 
 
+
 FAMILY = Family(
     name="gang",
     objective_name="unfinished jobs",
@@ -40,5 +42,7 @@ FAMILY = Family(
     infeasible_items=infeasible_items,
     reference=reference,
     lower_bound=lower_bound,
+    strong_bound="hybridsched.models.gang.bound:strong_bound",
+    verify_bound=verify_bound,
     size=lambda instance: instance.n_jobs,
 )

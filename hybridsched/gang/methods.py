@@ -38,3 +38,9 @@ declare_method(FAMILY, "exact", f"{ADAPTERS}:exact", exact=True,
                description="Offline MILP (or CP-SAT: backend=cpsat) from the best heuristic: "
                            "most jobs finished, then most instructions",
                check_options="hybridsched.backends:check_exact_options")
+declare_method(FAMILY, "bound", f"{ADAPTERS}:bound", exact=True,
+               description="The best heuristic schedule with the time-indexed LP bound "
+                           "(proven by its duals in exact arithmetic)")
+declare_method(FAMILY, "grid", f"{ADAPTERS}:grid", exact=True,
+               description="Best heuristic, then a MIP with every start on a time grid "
+                           "(HiGHS), with the time-indexed LP bound")
