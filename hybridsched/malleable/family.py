@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from hybridsched.family import Family, converters
 from hybridsched.malleable import files
+from hybridsched.malleable.bound_check import verify_bound
 from hybridsched.malleable.bounds import lower_bound
 from hybridsched.malleable.checker import check, evaluate
 from hybridsched.malleable.instance import Instance
@@ -49,6 +50,7 @@ def reference(instance: Instance) -> dict[str, float]:
     return found
 
 
+
 FAMILY = Family(
     name="malleable",
     objective_name="penalised cost (policy A)",
@@ -59,6 +61,8 @@ FAMILY = Family(
     infeasible_items=infeasible_items,
     reference=reference,
     lower_bound=lower_bound,
+    strong_bound="hybridsched.models.malleable.bound:strong_bound",
+    verify_bound=verify_bound,
     objectives=("penalised_a", "penalised_b", "cost", "total_time", "total_delay"),
     size=lambda instance: instance.n_jobs,
 )

@@ -28,3 +28,7 @@ declare_method(FAMILY, "exact", f"{ADAPTERS}:exact", exact=True,
                check_options=f"{ADAPTERS}:check_exact",
                description="Best of the heuristics, then the time-indexed malleable model "
                            "(PuLP + HiGHS, or --backend cpsat: OR-Tools CP-SAT)")
+declare_method(FAMILY, "bound", f"{ADAPTERS}:bound", exact=True,
+               check_options=f"{ADAPTERS}:check_policy",
+               description="The exact method's warm start with the time-bucket LP bound "
+                           "(proven by its duals in exact arithmetic)")

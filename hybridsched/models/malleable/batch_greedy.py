@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from hybridsched.budget import TimeBudget
 from hybridsched.heuristics.malleable.cloud_scheduler import CloudScheduler
 from hybridsched.malleable.billing import HOUR, hour_cost
 from hybridsched.malleable.bounds import weights
@@ -63,8 +64,8 @@ def realise(instance: Instance, options: Sequence[Sequence[Option]],
 
 
 def greedy_placements(instance: Instance, objective: str,
-                      options: Sequence[Sequence[Option]], rule: str = "earliest_end"
-                      ) -> list[Placement]:
+                      options: Sequence[Sequence[Option]], rule: str = "earliest_end",
+                      budget: TimeBudget | None = None) -> list[Placement]:
     """A valid schedule built job by job in arrival order (ties by index).
 
     Each job takes, among its options at their earliest start given the jobs
@@ -79,11 +80,17 @@ def greedy_placements(instance: Instance, objective: str,
     busy: dict[int, list[int]] = {}          # cloud -> VMs busy per minute
     hour_max: dict[int, dict[int, int]] = {}  # cloud -> hour -> max VMs busy
     out: list[Placement] = []
+    has_cluster = any(not r.is_cloud for r in instance.resources)
+    hurried = False
     for j in sorted(range(instance.n_jobs), key=lambda k: (int(instance.arrival[k]), k)):
         a = int(instance.arrival[j])
         best: tuple[tuple[float, float, int], Placement] | None = None
+        hurried = hurried or (budget is not None and has_cluster and budget.expired())
         for o, opt in enumerate(options[j]):
             r = instance.resources[opt.resource]
+            if hurried and r.is_cloud and any(not instance.resources[p.resource].is_cloud
+                                              for p in options[j]):
+                continue
             d = opt.minutes
             extra = 0.0
             if r.is_cloud:
@@ -135,12 +142,18 @@ def objective_value(instance: Instance, solution: Solution, objective: str) -> f
     return float(evaluate(instance, solution).metrics[objective])
 
 
-def warm_start(instance: Instance, objective: str, options: Sequence[Sequence[Option]]
-               ) -> tuple[list[Placement], Solution, float]:
-    """The better of the two greedy schedules: placements, schedule and checked objective."""
+def warm_start(instance: Instance, objective: str, options: Sequence[Sequence[Option]],
+               budget: TimeBudget | None = None) -> tuple[list[Placement], Solution, float]:
+    """The better of the two greedy schedules: placements, schedule and checked objective.
+
+    ``budget``: the second rule is skipped once it has expired, and each rule
+    hurries when it expires (:func:`greedy_placements`).
+    """
     best: tuple[list[Placement], Solution, float] | None = None
     for rule in ("earliest_end", "marginal"):
-        placements = greedy_placements(instance, objective, options, rule)
+        if best is not None and budget is not None and budget.expired():
+            break
+        placements = greedy_placements(instance, objective, options, rule, budget)
         solution = realise(instance, options, placements)
         problems = check(instance, solution)
         if problems:  # pragma: no cover - a bug in the greedy, not in the instance

@@ -30,19 +30,19 @@ gap always refer to the one objective optimised.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import time
 
 import highspy
 
 from hybridsched.budget import BudgetExpired, TimeBudget
-from hybridsched.heuristics.malleable.simulation import SCHEDULERS, simulate
 from hybridsched.malleable.bounds import lower_bound, weights
-from hybridsched.malleable.checker import check, evaluate
+from hybridsched.malleable.checker import evaluate
 from hybridsched.malleable.instance import Instance
 from hybridsched.malleable.solution import Solution, from_pieces
-from hybridsched.models.malleable import batch_greedy, batch_grid, milp_batch, milp_general
+from hybridsched.memory import ModelTooLarge, require
+from hybridsched.models.malleable import batch_grid, milp_batch, milp_general
+from hybridsched.models.malleable.warm_start import incumbent
 from hybridsched.models.solvers.pulp_highs import ArrayHighs, check_budget, solve_and_read
 from hybridsched.result import Result, Status
 
@@ -50,31 +50,35 @@ from hybridsched.result import Result, Status
 TOLERANCE = milp_batch.TOLERANCE
 #: Name carried by the results.
 METHOD, FAMILY = "exact", "malleable"
+#: Bytes per start binary of the rigid batch MILP (PuLP model and HiGHS copy): 3.2-3.7 KB
+#: measured as the RSS growth of ``milp_batch_build.build`` (medium-batch-8-s20: 11,256
+#: binaries; a generated 100-job mix: 198,899), rounded up for HiGHS's copy.
+BYTES_PER_BINARY = 5_000
+#: Bytes per (job, resource, minute) cell of the malleable time-indexed MILP: 7.5 KB measured
+#: the same way on medium-batch-8-s20 (6,984 cells), rounded up for HiGHS's copy.
+BYTES_PER_CELL = 10_000
 
 
 def _value(instance: Instance, solution: Solution, objective: str) -> float:
     return float(evaluate(instance, solution).metrics[objective])
 
 
-def incumbent(instance: Instance, objective: str, seed: int | None, budget: TimeBudget
-              ) -> tuple[Solution, float, str]:
-    """The best schedule of the greedy rules and the online heuristics, its value and maker."""
-    options = batch_grid.job_options(instance)
-    _, best, best_value = batch_greedy.warm_start(instance, objective, options)
-    maker = "greedy"
-    for scheduler in SCHEDULERS:
-        for policy in ("A", "B"):
-            if budget.limited and not budget.warm_start_only and budget.expired():
-                return best, best_value, maker
-            solution, _ = simulate(instance, scheduler, policy, seed)
-            if check(instance, solution):  # pragma: no cover - a simulator bug
-                continue
-            value = _value(instance, solution, objective)
-            if value < best_value - 1e-12:
-                # The event log is the simulation's, not this method's.
-                best, best_value = dataclasses.replace(solution, events=()), value
-                maker = f"{scheduler} (policy {policy})"
-    return best, best_value, maker
+def fallback_bound(instance: Instance, objective: str, best_value: float, budget: TimeBudget,
+                   err: Exception, notes: list[str]) -> float:
+    """The bound when a model did not fit: the strong bound in the time left, else per-job.
+
+    ``notes`` gets one line: why (``err``) and which bound stands.
+    """
+    from hybridsched.models.malleable.bound import strong_bound
+
+    reason = str(err) if isinstance(err, ModelTooLarge) else "out of memory building a model"
+    if budget.expired():
+        notes.append(f"{reason}; per-job bound")
+        return lower_bound(instance, objective)
+    certificate = strong_bound(instance, time_limit=budget.remaining(), objective=objective,
+                               upper=best_value)
+    notes.append(f"{reason}; bound: {certificate.method}")
+    return certificate.value
 
 
 def _general(instance: Instance, objective: str, best: Solution, best_value: float,
@@ -125,10 +129,19 @@ def solve(instance: Instance, objective: str = "penalised_a", time_limit: float 
     elif budget.warm_start_only:
         stopped = True
         notes.append("time limit 0: heuristics only")
+    elif budget.expired():
+        # At 10^4 jobs the warm start can use the whole limit; sizing a model then takes
+        # tens of seconds of its own.
+        stopped = True
+        notes.append("the time limit was reached by the warm start")
     else:
         try:
             wanted = milp_general.wanted_horizon(instance, objective, best_value)
-            small = len(milp_general.cells(instance, wanted)) <= milp_general.MAX_CELLS
+            small = milp_general.count_cells(instance, wanted) <= milp_general.MAX_CELLS
+            options = batch_grid.job_options(instance)
+            horizon = batch_grid.default_horizon(instance, objective, options, best_value)
+            require("the rigid batch MILP",
+                    batch_grid.binaries(instance, options, horizon) * BYTES_PER_BINARY)
             remaining = budget.remaining()
             # The rigid model finds good schedules fast; on a grid the malleable model can
             # hold, it gets a third of the time and the malleable model the rest.
@@ -141,6 +154,9 @@ def solve(instance: Instance, objective: str = "penalised_a", time_limit: float 
                 best, best_value = rigid.solution, _value(instance, rigid.solution, objective)
                 notes.append("improved by the rigid model")
             if small and not proven():
+                require("the malleable time-indexed MILP",
+                        milp_general.count_cells(instance, milp_general.default_horizon(
+                            instance, objective, best_value)) * BYTES_PER_CELL)
                 grid_bound, better, stopped = _general(instance, objective, best, best_value,
                                                        budget, notes)
                 bound = max(bound, grid_bound)
@@ -150,6 +166,9 @@ def solve(instance: Instance, objective: str = "penalised_a", time_limit: float 
         except BudgetExpired as err:
             stopped = True
             notes.append(str(err))
+        except (ModelTooLarge, MemoryError) as err:
+            bound, stopped = max(bound, fallback_bound(instance, objective, best_value, budget,
+                                                       err, notes)), True
     if proven():
         status, bound = Status.OPTIMAL, min(bound, best_value)
     else:

@@ -204,7 +204,10 @@ def solve(instance: Instance, objective: str = "penalised_a", time_limit: float 
         return result(Status.INFEASIBLE, None, None, "a job has no usable resource")
     if instance.n_jobs == 0:
         return result(Status.OPTIMAL, from_pieces(0, [], []), 0.0, "no jobs")
-    placements, best, best_value = warm_start(instance, objective, options)
+    # The greedy hurries once the budget runs out (minutes at 10^4 jobs otherwise).
+    placements, best, best_value = warm_start(
+        instance, objective, options, budget if budget.limited and not budget.warm_start_only
+        else None)
     lower = simple_lower_bound(instance, objective, options)
     bound = lower
     stopped, notes = False, []

@@ -125,6 +125,20 @@ def cells(instance: Instance, horizon: int) -> list[Cell]:
     return out
 
 
+def count_cells(instance: Instance, horizon: int) -> int:
+    """``len(cells(instance, horizon))`` without building the list (at scale it would not fit)."""
+    total = 0
+    for r in instance.resources:
+        if not usable(r):
+            continue
+        for j in range(instance.n_jobs):
+            fastest = float(rate(r.processors, r.performance, float(instance.serial_fraction[j])))
+            first = int(instance.arrival[j])
+            if first + fewest_minutes(float(instance.size[j]), fastest) <= horizon + 1:
+                total += max(0, horizon + 1 - first)
+    return total
+
+
 def cost_horizon(instance: Instance) -> int:
     """A horizon holding a cost-optimal schedule.
 
@@ -170,11 +184,11 @@ def wanted_horizon(instance: Instance, objective: str, upper: float) -> int:
 def default_horizon(instance: Instance, objective: str, upper: float) -> int:
     """:func:`wanted_horizon`, capped so that the grid has at most :data:`MAX_CELLS` cells."""
     lo, hi = int(instance.arrival.min(initial=0)), wanted_horizon(instance, objective, upper)
-    if len(cells(instance, hi)) <= MAX_CELLS:
+    if count_cells(instance, hi) <= MAX_CELLS:
         return hi
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if len(cells(instance, mid)) <= MAX_CELLS:
+        if count_cells(instance, mid) <= MAX_CELLS:
             lo = mid
         else:
             hi = mid - 1
