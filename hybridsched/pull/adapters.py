@@ -6,9 +6,11 @@ Declared by name in :mod:`hybridsched.pull.methods`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
+from hybridsched.errors import InputError
 from hybridsched.heuristics.pull.policies import (
     DEFAULT_SPREAD,
     DEFAULT_TARGETS,
@@ -72,3 +74,31 @@ def exact(instance: Instance, *, seed: int | None = None, time_limit: float | No
 
     return solve(instance, backend=backend, time_limit=time_limit, threads=threads,
                  seed=seed or 0)
+
+
+def bound(instance: Instance, *, seed: int | None = None, time_limit: float | None = None,
+          **options: Any) -> Result:
+    """The best heuristic schedule (``exact``'s warm start) with the certified strong bound.
+
+    The bound is the window LP of :mod:`hybridsched.models.pull.bound` (its
+    name in ``metrics["bound_method"]``); ``time_limit`` bounds the whole
+    method, the heuristics first, and 0 gives the cheap bound. The status is
+    ``optimal`` when the schedule's makespan meets the bound.
+    """
+    from hybridsched.bound_proof import bounded_result
+    from hybridsched.budget import TimeBudget
+    from hybridsched.models.pull.bound import fallback_reason, strong_bound
+    from hybridsched.models.pull.offline import warm_start
+
+    if options:
+        raise InputError(f"the bound method takes no options, got {sorted(options)}")
+    budget = TimeBudget(time_limit)
+    start = warm_start(instance, budget)
+    upper = None if start is None else instance.first_schedule() + start[1]
+    certificate = strong_bound(instance, time_limit=budget.remaining(),
+                               seed=0 if seed is None else seed, upper_end=upper)
+    solution, value = (None, None) if start is None else start
+    reasons = [fallback_reason(certificate),
+               "" if start is not None else "no heuristic schedule completes every unit"]
+    message = "; ".join(r for r in reasons if r)
+    return bounded_result(FAMILY, solution, value, certificate, message)

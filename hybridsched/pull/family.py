@@ -13,6 +13,7 @@ import numpy as np
 from hybridsched.family import Family, converters
 from hybridsched.io.limits import MAX_PULL_SECONDS
 from hybridsched.pull import files
+from hybridsched.pull.bound_check import verify_bound
 from hybridsched.pull.bounds import makespan_lower_bound
 from hybridsched.pull.checker import check, evaluate
 from hybridsched.pull.instance import Instance
@@ -82,6 +83,7 @@ def lower_bound(instance: Instance) -> float:
     return bound if math.isfinite(bound) else math.nan
 
 
+
 FAMILY = Family(
     name="pull",
     objective_name="makespan",
@@ -92,5 +94,7 @@ FAMILY = Family(
     infeasible_items=infeasible_items,
     reference=reference,
     lower_bound=lower_bound,
+    strong_bound="hybridsched.models.pull.bound:strong_bound",
+    verify_bound=verify_bound,
     size=lambda instance: instance.n_units,
 )

@@ -25,3 +25,6 @@ declare_method(FAMILY, "exact", f"{ADAPTERS}:exact", exact=True,
                check_options="hybridsched.backends:check_exact_options",
                description="clairvoyant offline optimum (windows, arrivals and every result "
                            "known in advance): MILP (HiGHS) or CP-SAT, tiny instances")
+declare_method(FAMILY, "bound", f"{ADAPTERS}:bound", exact=True,
+               description="best heuristic schedule (online policies, clairvoyant greedy) "
+                           "with the certified window-LP makespan bound")

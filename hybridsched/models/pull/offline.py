@@ -1,7 +1,9 @@
 """The ``pull`` family's exact method: the clairvoyant offline optimum, HiGHS or CP-SAT.
 
 Steps: the best online schedule (PROMETHEE II and both FCFS orders,
-simulated) is the warm start and fixes the horizon; the offline problem
+simulated) or clairvoyant greedy schedule
+(:mod:`hybridsched.heuristics.pull.clairvoyant`) is the warm start and
+fixes the horizon; the offline problem
 (:mod:`.problem`) is built and solved by the chosen backend
 (:mod:`.milp`, :mod:`.cpsat`); its plan is timed on the grid and
 checked; the better of it and the warm start is returned.
@@ -11,8 +13,10 @@ timed and checked, realises it (for the grid problem, see
 :mod:`.problem`; the message says when the grid rounds durations), or
 when the warm start meets the makespan lower bound
 (:mod:`hybridsched.pull.bounds`); ``time_limit`` when the time ran out;
-``feasible`` otherwise (an instance too large for the model: the warm
-start and the lower bound). The bound is the larger of the backend's
+``feasible`` otherwise. An instance too large for the model, or for the
+memory budget (:mod:`hybridsched.memory`, estimated before building), gets
+the warm start and the strong bound (:mod:`.bound`) if time remains, else
+the cheap one, with the reason in the message. The bound is the larger of the backend's
 proven bound and the makespan lower bound, in makespan units (the run's
 end minus :meth:`~hybridsched.pull.instance.Instance.first_schedule`).
 """
@@ -20,14 +24,18 @@ end minus :meth:`~hybridsched.pull.instance.Instance.first_schedule`).
 from __future__ import annotations
 
 import math
+import time
 from typing import Any
 
 import numpy as np
 
+from hybridsched.bound_proof import BoundCertificate
 from hybridsched.budget import BudgetExpired, TimeBudget
+from hybridsched.heuristics.pull.clairvoyant import best_clairvoyant, perturbed
 from hybridsched.heuristics.pull.policies import Fcfs, PrometheeScheduler, strategy
 from hybridsched.heuristics.pull.simulation import simulate
-from hybridsched.models.pull.problem import TooLarge, plan_of, prepare, schedule
+from hybridsched.memory import ModelTooLarge, require
+from hybridsched.models.pull.problem import Offline, TooLarge, plan_of, prepare, schedule
 from hybridsched.pull.bounds import makespan_lower_bound
 from hybridsched.pull.checker import check, evaluate
 from hybridsched.pull.instance import Instance
@@ -37,10 +45,29 @@ from hybridsched.result import Result, Status
 METHOD, FAMILY = "exact", "pull"
 #: Relative and absolute slack when comparing makespans (a grid step is far below it).
 TOL = 1e-6
+#: Memory of a model beyond its size: the solver's own footprint (measured: a whole
+#: solve of small-s2 grows the resident set by 101 MiB with CP-SAT, 66 MiB with HiGHS).
+BASE_BYTES = 128 * 1024**2
+#: Bytes per position and (unit or window) of the model (measured with tracemalloc: the
+#: MILP's build takes 5.8-7.1 KB per position x (units + windows + 6) on small-s0..s4;
+#: CP-SAT's proto is far smaller, its solver copies are in BASE_BYTES).
+BYTES_PER_SLOT = 8 * 1024
+#: Share of a time limit the clairvoyant greedy may take in the warm start.
+CLAIRVOYANT_SHARE = 0.25
+#: Jittered restarts of the greedy (:func:`~hybridsched.heuristics.pull.clairvoyant.perturbed`,
+#: seed 0) within that share.
+JITTER_ROUNDS = 30
 
 
-def warm_start(instance: Instance) -> tuple[Solution, float] | None:
-    """The best complete schedule of the online policies, and its makespan."""
+def warm_start(instance: Instance, budget: TimeBudget | None = None
+               ) -> tuple[Solution, float] | None:
+    """The best complete schedule of the online policies and the clairvoyant greedy.
+
+    The greedy (:mod:`hybridsched.heuristics.pull.clairvoyant`) tries its
+    horizons, then :data:`JITTER_ROUNDS` jittered restarts, while
+    :data:`CLAIRVOYANT_SHARE` of ``budget`` lasts (one run at least); the
+    online policies run once each (a second at 2,000 units).
+    """
     best = None
     for policy in (PrometheeScheduler(strategy(), np.random.default_rng(0)),
                    Fcfs(np.random.default_rng(0), "random"),
@@ -49,7 +76,56 @@ def warm_start(instance: Instance) -> tuple[Solution, float] | None:
         value = evaluate(instance, solution).objective
         if math.isfinite(value) and (best is None or value < best[1]):
             best = (solution, value)
+    lower = makespan_lower_bound(instance)
+    if instance.n_units and math.isfinite(lower):
+        left = None if budget is None else budget.remaining()
+        deadline = None if left is None else time.perf_counter() + CLAIRVOYANT_SHARE * left
+        found = best_clairvoyant(instance, instance.first_schedule() + lower,
+                                 deadline=deadline)
+        if found is not None:
+            found = perturbed(instance, instance.first_schedule() + lower, found,
+                              rounds=JITTER_ROUNDS, deadline=deadline)
+        if found is not None and not check(instance, found):
+            value = evaluate(instance, found).objective
+            if math.isfinite(value) and (best is None or value < best[1]):
+                best = (found, value)
     return best
+
+
+def estimated_bytes(offline: Offline) -> float:
+    """What building and solving the offline model may take (:data:`BYTES_PER_SLOT`)."""
+    n = offline.instance.n_units
+    slots = sum(host.positions * (n + len(host.windows) + 6) for host in offline.hosts)
+    return BASE_BYTES + BYTES_PER_SLOT * slots
+
+
+def fallback(instance: Instance, budget: TimeBudget, best: Solution, value: float,
+             reason: str) -> Result:
+    """The warm start with the best bound the time left allows, and ``reason``.
+
+    The strong bound (:mod:`.bound`) when time remains, else the cheap one;
+    ``time_limit`` when the limit has run out, ``feasible`` otherwise.
+    """
+    from hybridsched.models.pull.bound import strong_bound
+
+    left = budget.remaining()
+    if left is None or left > 0:
+        try:
+            certificate = strong_bound(instance, time_limit=left,
+                                       upper_end=instance.first_schedule() + value)
+        except MemoryError:
+            certificate = BoundCertificate(makespan_lower_bound(instance), "cheap bound")
+    else:
+        certificate = BoundCertificate(makespan_lower_bound(instance), "cheap bound")
+    bound = min(value, certificate.value)
+    if value <= bound + TOL * max(1.0, bound):
+        return Result(METHOD, FAMILY, Status.OPTIMAL, solution=best, bound=value,
+                      message=f"{reason}; the schedule meets the {certificate.method}")
+    status = Status.TIME_LIMIT if budget.expired() else Status.FEASIBLE
+    return Result(METHOD, FAMILY, status, solution=best, bound=bound,
+                  metrics={"bound_method": certificate.method},
+                  message=f"{reason}: the best heuristic schedule and the "
+                          f"{certificate.method}")
 
 
 def _close(a: float, b: float) -> bool:
@@ -67,7 +143,7 @@ def solve(instance: Instance, *, backend: str = "highs", time_limit: float | Non
     """
     budget = TimeBudget(time_limit)
     lower = makespan_lower_bound(instance)
-    start = warm_start(instance)
+    start = warm_start(instance, budget)
     if start is None:
         return Result(METHOD, FAMILY, Status.NO_SOLUTION, bound=lower,
                       message="no online policy completes every unit, so the offline model "
@@ -81,9 +157,12 @@ def solve(instance: Instance, *, backend: str = "highs", time_limit: float | Non
     try:
         offline = prepare(instance, origin + value)
     except TooLarge as error:
-        return Result(METHOD, FAMILY, Status.FEASIBLE, solution=best, bound=lower,
-                      message=f"too large for the offline model ({error}): the best online "
-                              "schedule and the makespan lower bound")
+        return fallback(instance, budget, best, value,
+                        f"too large for the offline model ({error})")
+    try:
+        require(f"the offline {backend} model", estimated_bytes(offline))
+    except ModelTooLarge as error:
+        return fallback(instance, budget, best, value, str(error))
     factor = offline.scaling.factor
     # How far the grid end of an accepted schedule's choices may lie below factor times its
     # real end (:class:`~.problem.Margins`: zero when nothing is rounded).
@@ -99,6 +178,9 @@ def solve(instance: Instance, *, backend: str = "highs", time_limit: float | Non
     except BudgetExpired:
         return Result(METHOD, FAMILY, Status.TIME_LIMIT, solution=best, bound=lower,
                       message="the time limit ran out while building the model")
+    except MemoryError:
+        return fallback(instance, budget, best, value,
+                        f"the offline {backend} model ran out of memory")
     found = schedule(offline, plan) if plan else None
     if found is not None and not check(instance, found):
         found_value = evaluate(instance, found).objective
