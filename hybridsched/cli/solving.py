@@ -133,6 +133,8 @@ def solve(
         for key, value in result.summary().items():
             if key == "metrics":
                 for mkey, mval in value.items():
+                    if isinstance(mval, dict):  # a bound's proof: data for --json, not a cell
+                        mval = "(proof of the bound: see --json or 'hybridsched bound')"
                     table.add_row(f"  {mkey}", ui.fmt(mval))
             elif value not in (None, ""):
                 table.add_row(key, ui.fmt(value, gap=key == "gap"))
