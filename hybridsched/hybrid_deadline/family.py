@@ -6,6 +6,7 @@ and built from here the first time it is asked for.
 
 from hybridsched.family import Family, converters
 from hybridsched.hybrid_deadline import files
+from hybridsched.hybrid_deadline.bound_check import verify_bound
 from hybridsched.hybrid_deadline.checker import check, evaluate
 from hybridsched.hybrid_deadline.instance import Instance
 
@@ -24,6 +25,7 @@ def lower_bound(instance: Instance) -> float:
     return bound(instance)
 
 
+
 FAMILY = Family(
     name="hybrid-deadline",
     objective_name="rent cost ($)",
@@ -35,4 +37,6 @@ FAMILY = Family(
     reference=files.reference,
     lower_bound=lower_bound,
     size=lambda instance: instance.n_tasks,
+    strong_bound="hybridsched.models.hybrid_deadline.bound:strong_bound",
+    verify_bound=verify_bound,
 )

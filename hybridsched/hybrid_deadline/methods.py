@@ -38,3 +38,6 @@ declare_method(FAMILY, "exact", f"{ADAPTERS}:exact", exact=True,
                check_options="hybridsched.backends:check_exact_options",
                description="BNP solved exactly by HiGHS (linearised MILP) or CP-SAT "
                            "(--backend cpsat): proven optimum or bound")
+declare_method(FAMILY, "bound", f"{ADAPTERS}:bound", exact=True,
+               description="Best of CDF+RA / FFD+RA with the certified energetic-LP lower "
+                           "bound (optimal when they meet)")

@@ -143,6 +143,14 @@ def _order(tasks: list[int], rng: random.Random, work: list[float],
         rng.shuffle(tasks)
 
 
+#: Seconds per task of the search's fixed costs: reading the schedule into its state and
+#: checking it (before the first round), writing and checking the result (after the
+#: last). Measured at 200,000 generated tasks: 2.1 s before, 0.55 s after; at 20,000:
+#: 0.08 s and 0.03 s. A cap too short for them leaves the schedule as it is.
+SETUP_SECONDS_PER_TASK = 12e-6
+FINISH_SECONDS_PER_TASK = 4e-6
+
+
 def improve(
     instance: Instance,
     solution: Solution,
@@ -163,12 +171,18 @@ def improve(
     iterations:
         Ruin-and-recreate rounds (default ``100 + 40 * tasks``, at most 5000).
     max_seconds:
-        Wall-clock cap (``None``: none).
+        Wall-clock cap (``None``: none) on the whole call: a cap shorter than
+        the fixed costs (:data:`SETUP_SECONDS_PER_TASK`) returns ``solution``
+        at once, and no round starts that would end past the time kept for
+        the result (:data:`FINISH_SECONDS_PER_TASK`).
     target:
         Stop as soon as the cost is at most this (a proven lower bound).
     """
     started = time.perf_counter()
-    if instance.n_tasks == 0 or check(instance, solution):
+    fixed = (SETUP_SECONDS_PER_TASK + FINISH_SECONDS_PER_TASK) * instance.n_tasks
+    if instance.n_tasks == 0 or (max_seconds is not None and fixed > max_seconds):
+        return solution
+    if check(instance, solution):
         return solution
     state = state_from(instance, solution)
     if state is None:
@@ -180,15 +194,21 @@ def improve(
     current = state
     score = (current.cost(), current.vm_work(), -current.spread())
     best, best_cost = current.copy(), score[0]
+    stop = (None if max_seconds is None
+            else started + max_seconds - FINISH_SECONDS_PER_TASK * instance.n_tasks)
+    last = 0.0  # the previous round's seconds: the next one is expected to take as long
     for _ in range(iterations):
         if target is not None and best_cost <= target + 1e-9:
             break
-        if max_seconds is not None and time.perf_counter() - started > max_seconds:
+        now = time.perf_counter()
+        if stop is not None and now + last > stop:
             break
         trial = current.copy()
         removed = _ruin(trial, rng)
         _order(removed, rng, work, deadline)
-        if not _recreate(trial, removed, rng, blink=0.05):
+        placed = _recreate(trial, removed, rng, blink=0.05)
+        last = time.perf_counter() - now
+        if not placed:
             continue
         new = (trial.cost(), trial.vm_work(), -trial.spread())
         if new[0] < score[0] - 1e-12 or (abs(new[0] - score[0]) <= 1e-12

@@ -202,10 +202,11 @@ def build_model(instance: Instance, upper: int | None = None, *,
     cliques = {cap: conflict_cliques(list(data.work), limit, fitting[cap])
                for cap, limit in limits.items()} if energy else {}
     for c, core in enumerate(cores):
+        budget.check("building the CP-SAT model")  # a core's rows: up to its tasks squared
         if len(intervals[c]) > 1:
             model.add_no_overlap(intervals[c])
             if energy:
-                _add_energy(built, c, order, limits[core.capacity])
+                _add_energy(built, c, order, limits[core.capacity], budget)
                 for clique in cliques.get(core.capacity, ()):
                     present = [built.x[i, c] for i in clique if (i, c) in built.x]
                     if len(present) > 1:
@@ -229,7 +230,9 @@ def build_model(instance: Instance, upper: int | None = None, *,
     built.rank = sorted(range(instance.n_tasks), key=lambda i: (-data.work[i], i))
     built.groups = core_groups(built)
     if symmetry:
+        budget.check("building the CP-SAT model")
         _break_symmetry(built)
+    budget.check("building the CP-SAT model")
     return built
 
 
@@ -250,15 +253,17 @@ def _add_task_hours(built: BnpCpsat) -> None:
                 built.model.add(built.hours[s] >= hours * sum(present))
 
 
-def _add_energy(built: BnpCpsat, c: int, order: list[int], limits: list[int]) -> None:
+def _add_energy(built: BnpCpsat, c: int, order: list[int], limits: list[int],
+                budget: TimeBudget) -> None:
     """Redundant rows: the work due by each deadline on core ``c`` fits by that deadline.
 
     Implied by the no-overlap (tasks on one core run one at a time from time
     0); stated linearly so that CP-SAT's LP relaxation sees the core's
-    capacity. Only rows that can bind are added.
+    capacity. Only rows that can bind are added (their terms grow with the
+    core's tasks, so ``budget`` is checked every :data:`_CHECK_EVERY` terms).
     """
     terms: list[tuple[int, Any]] = []
-    total = 0
+    total = written = 0
     for pos, i in enumerate(order):
         present = built.x.get((i, c))
         if present is not None:
@@ -268,6 +273,10 @@ def _add_energy(built: BnpCpsat, c: int, order: list[int], limits: list[int]) ->
             built.instance.deadline[order[pos + 1]] > built.instance.deadline[i])
         if last and terms and total > limits[i]:
             built.model.add(sum(w * v for w, v in terms) <= limits[i])
+            written += len(terms)
+            if written >= _CHECK_EVERY:
+                written = 0
+                budget.check("building the CP-SAT model")
 
 
 def core_groups(built: BnpCpsat) -> list[list[int]]:

@@ -18,6 +18,14 @@ rejects, so the bound stays valid and converges to the checker's optimum.
 ``optimal`` is claimed only when a checked schedule's recomputed cost meets a
 proven bound (:mod:`~hybridsched.models.hybrid_deadline.claims`); a HiGHS bound
 above a checked schedule's cost is a numerical failure and is discarded.
+
+Before building, :func:`solve` counts the model
+(:func:`~hybridsched.models.hybrid_deadline.sizing.milp_size`: pairs, rows, estimated
+memory and build time); a model over the memory budget or longer to build
+than the time left is not built, and a ``MemoryError`` while building or
+solving frees the model: either way the warm start comes back with the best
+affordable bound and a one-line reason
+(:func:`~hybridsched.models.hybrid_deadline.fallback.fall_back`).
 """
 
 from __future__ import annotations
@@ -30,10 +38,12 @@ from hybridsched.hybrid_deadline.checker import check, rent_cost
 from hybridsched.hybrid_deadline.instance import Instance
 from hybridsched.hybrid_deadline.solution import Solution
 from hybridsched.models.hybrid_deadline.claims import finish, proves_optimal, result
+from hybridsched.models.hybrid_deadline.fallback import fall_back
 from hybridsched.models.hybrid_deadline.milp_build import BNPModel, build_model
 from hybridsched.models.hybrid_deadline.milp_cuts import add_no_good_cuts
 from hybridsched.models.hybrid_deadline.milp_extract import extract
 from hybridsched.models.hybrid_deadline.milp_start import load_start
+from hybridsched.models.hybrid_deadline.sizing import milp_size, refusal
 from hybridsched.models.solvers.highs import SolveOutcome, solve_with_highs
 from hybridsched.result import Result, Status
 
@@ -44,6 +54,11 @@ MAX_CUT_ROUNDS = 20
 #: Seconds HiGHS needs to receive the model per second spent building it (measured:
 #: 1.4-5); a time-limited run that cannot afford it returns the warm start at once.
 TRANSLATE_PER_BUILD_S = 3.0
+#: Share of the time left that HiGHS does not get (at most HIGHS_MARGIN_S seconds): it
+#: overran a 12.9 s limit by 1.4 s on 600 generated tasks (51k pairs, load average 5
+#: on 2 cores), and extraction and checking follow it.
+HIGHS_MARGIN = 0.1
+HIGHS_MARGIN_S = 2.0
 
 
 def build(
@@ -61,6 +76,19 @@ def build(
     if start is not None:
         built.warm_start_loaded = load_start(built, start)
     return built
+
+
+def _for_highs(budget: TimeBudget) -> TimeBudget:
+    """What is left of ``budget`` less :data:`HIGHS_MARGIN` of it (at most :data:`HIGHS_MARGIN_S`).
+
+    HiGHS checks its time limit between nodes, and reading its schedule back
+    and checking it come after; the margin keeps the whole method within
+    its limit.
+    """
+    remaining = budget.remaining()
+    if remaining is None:
+        return budget
+    return TimeBudget(max(0.0, remaining - min(HIGHS_MARGIN * remaining, HIGHS_MARGIN_S)))
 
 
 def _checked(instance: Instance, solution: Solution | None) -> Solution | None:
@@ -120,13 +148,30 @@ def solve(
     start = _checked(instance, start)
     bound = max(lower_bound(instance), known_bound or 0.0)
     highs_options = {**_OPTIONS, **(options or {})}
-    prices = [vm.price for vm in instance.vm_types]
     if start is not None and proves_optimal(rent_cost(instance, start), bound):
         return finish(instance, start, bound, False,
-                       "the warm start meets the cheap lower bound")
+                       "the warm start meets the lower bound")
     if budget.warm_start_only:
         return finish(instance, start, bound, True,
                        "time limit 0: warm start only, with the cheap lower bound")
+    size = milp_size(instance, None if start is None else rent_cost(instance, start))
+    refused = refusal(size, budget)
+    if refused is not None:
+        reason, timed_out = refused
+        return fall_back(instance, start, budget, reason, known_bound=bound, timed_out=timed_out)
+    try:
+        return _solve_model(instance, start, budget, bound, verbose, highs_options)
+    except MemoryError:
+        pass  # leaving the handler drops the traceback, and with it the model's frames
+    return fall_back(instance, start, budget,
+                     f"out of memory building or solving {size.what} ({size.describe()})",
+                     known_bound=bound, timed_out=False, collect=True)
+
+
+def _solve_model(instance: Instance, start: Solution | None, budget: TimeBudget, bound: float,
+                 verbose: bool, highs_options: dict[str, Any]) -> Result:
+    """:func:`solve` once the model is known to fit: build, solve, cut, claim."""
+    prices = [vm.price for vm in instance.vm_types]
     try:
         building = budget.elapsed()
         built = build(instance, start, budget=budget)
@@ -139,8 +184,8 @@ def solve(
             raise BudgetExpired("handing the model to HiGHS (it would take about "
                                 f"{translation:.1f} s more)", float(budget.seconds or 0.0))
         outcome: SolveOutcome = solve_with_highs(
-            built.model, warm_start=built.warm_start_loaded, verbose=verbose, budget=budget,
-            mip_rel_gap=1e-9, options=highs_options,
+            built.model, warm_start=built.warm_start_loaded, verbose=verbose,
+            budget=_for_highs(budget), mip_rel_gap=1e-9, options=highs_options,
         )
     except BudgetExpired as exc:
         kept = ("warm start returned" if start is not None
@@ -169,8 +214,8 @@ def solve(
             load_start(built, start)
         try:
             outcome = solve_with_highs(built.model, warm_start=built.warm_start_loaded,
-                                       verbose=verbose, budget=budget, mip_rel_gap=1e-9,
-                                       options=highs_options)
+                                       verbose=verbose, budget=_for_highs(budget),
+                                       mip_rel_gap=1e-9, options=highs_options)
         except (BudgetExpired, RuntimeError):
             break
     note = f"; {cuts} no-good cuts against sub-tolerance violations" if cuts else ""

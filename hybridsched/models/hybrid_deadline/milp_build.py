@@ -66,12 +66,11 @@ from hybridsched.hybrid_deadline.checker import rent_cost
 from hybridsched.hybrid_deadline.instance import TIME_TOL, Instance
 from hybridsched.hybrid_deadline.solution import Solution
 from hybridsched.models.hybrid_deadline.cores import Core
+from hybridsched.models.hybrid_deadline.sizing import CHAIN_FROM
 
-#: Deadline rows of a core switch to cumulative-load variables when their prefix
-#: sums would hold more than this many terms per task of the core.
-CHAIN_FROM = 40
-#: Rows built between two checks of the time budget.
-_CHECK_EVERY = 200
+#: Row terms built between two checks of the time budget (about 20 ms of building at
+#: the measured 1.7-20 us per term, so a build overruns its budget by no more).
+_CHECK_EVERY = 1_000
 
 
 @dataclass
@@ -169,7 +168,8 @@ def build_model(
         hours. Without it, each type gets as many slots as tasks that fit
         on it.
     budget:
-        Checked while rows are built (every few hundred rows).
+        Checked before the variables are made and while rows are built
+        (every :data:`_CHECK_EVERY` row terms).
 
     Raises
     ------
@@ -204,17 +204,21 @@ def build_model(
     for i, c in pairs:
         on_task[i].append(c)
 
+    budget.check("building the model")
     m = pyo.ConcreteModel(name=f"bnp[{instance.name}]")
     m.x = pyo.Var(pairs, domain=pyo.Binary)
+    budget.check("building the model")
     caps = {t: _hour_cap(instance, t, upper_bound) for t in set(slot_types)}
     m.h = pyo.Var(range(len(slot_types)), domain=pyo.NonNegativeIntegers,
                   bounds=lambda _m, s: (0, caps[slot_types[s]]))
     built = BNPModel(m, instance, cores, slot_types, slot_cores, pairs, upper_bound)
-    rows = [0]
+    terms = [0]
 
-    def tick() -> None:
-        rows[0] += 1
-        if rows[0] % _CHECK_EVERY == 0:
+    def tick(size: int) -> None:
+        """Count ``size`` row terms; check the budget every :data:`_CHECK_EVERY`."""
+        terms[0] += size
+        if terms[0] >= _CHECK_EVERY:
+            terms[0] = 0
             budget.check("building the model")
 
     run_on: dict[float, np.ndarray] = {cap: work / cap for cap in allowed_by_capacity}
@@ -230,12 +234,13 @@ def build_model(
             built.infeasible.append(instance.task_ids[i])
             continue
         m.assign.add(linear([1.0] * len(on_task[i]), [m.x[i, c] for c in on_task[i]]) == 1)
-        tick()
+        tick(len(on_task[i]))
 
     m.deadlines = pyo.ConstraintList()
     m.cumulative = pyo.VarList(domain=pyo.NonNegativeReals)
     for c, core in enumerate(cores):
         tasks = allowed_by_capacity[core.capacity].tolist()
+        tick(len(tasks))  # the scan below is as long as the core's tasks
         run = run_on[core.capacity]
         binding = []  # (position, right-hand side) of the rows that can bind
         total = 0.0
@@ -250,7 +255,7 @@ def build_model(
                 prefix = tasks[: pos + 1]
                 m.deadlines.add(linear([float(run[j]) for j in prefix],
                                         [m.x[j, c] for j in prefix]) <= rhs)
-                tick()
+                tick(len(prefix))
             continue
         # Many long prefixes: the same rows through cumulative-load variables
         # (load due by the r-th binding deadline), linear in size instead of quadratic.
@@ -266,7 +271,7 @@ def build_model(
                 variables.append(previous)
             m.deadlines.add(linear(coefs, variables) == 0)
             built.chains.append((cumulative, previous, [(float(run[j]), m.x[j, c]) for j in part]))
-            tick()
+            tick(len(variables))
             previous, done = cumulative, pos + 1
 
     m.lease = pyo.ConstraintList()
@@ -277,7 +282,7 @@ def build_model(
             if variables:
                 m.lease.add(linear([-1.0] + coefs,
                                     [m.h[s]] + variables) <= TIME_TOL)
-                tick()
+                tick(len(variables))
         core = cores[owned[0]]
         for i in allowed_by_capacity[core.capacity].tolist():
             # A task on the slot (on any one of its cores) needs ceil(run) billed hours.
@@ -285,7 +290,7 @@ def build_model(
             if hours >= 1:
                 m.task_hours.add(linear([1.0] + [-float(hours)] * len(owned),
                                          [m.h[s]] + [m.x[i, c] for c in owned]) >= 0)
-                tick()
+                tick(len(owned))
 
     if instance.max_vms is not None and slot_types:
         m.used = pyo.Var(range(len(slot_types)), domain=pyo.Binary)
@@ -296,7 +301,7 @@ def build_model(
             if variables:
                 m.use_link.add(linear([1.0] * len(variables) + [-float(len(variables))],
                                        variables + [m.used[s]]) <= 0)
-                tick()
+                tick(len(variables))
         m.vm_limit = pyo.Constraint(expr=sum(m.used.values()) <= instance.max_vms)
     m.rent_cost = pyo.Objective(
         expr=sum(instance.vm_types[t].price * m.h[s] for s, t in enumerate(slot_types)),
