@@ -66,7 +66,7 @@ from hybridsched.hybrid_deadline.checker import rent_cost
 from hybridsched.hybrid_deadline.instance import TIME_TOL, Instance
 from hybridsched.hybrid_deadline.solution import Solution
 from hybridsched.models.hybrid_deadline.cores import Core
-from hybridsched.models.hybrid_deadline.sizing import CHAIN_FROM
+from hybridsched.models.hybrid_deadline.sizing import CHAIN_FROM, floor_ratio, slot_counts
 
 #: Row terms built between two checks of the time budget (about 20 ms of building at
 #: the measured 1.7-20 us per term, so a build overruns its budget by no more).
@@ -107,32 +107,6 @@ class BNPModel:
     chains: list[tuple[Any, Any, list[tuple[float, Any]]]] = field(default_factory=list)
 
 
-def slot_counts(instance: Instance, upper_bound: float | None) -> list[int]:
-    """VM slots per type that cannot cut off a solution costing at most ``upper_bound``.
-
-    A nonempty VM holds a task that fits alone on its type; with a cost at
-    most ``UB``, at most ``floor(UB / price)`` VMs of a type bill an hour or
-    more, and a VM billed 0 hours holds only tasks of run time within
-    ``TIME_TOL`` (at most one such VM per such task is ever useful).
-    """
-    counts = []
-    for vm in instance.vm_types:
-        fits = instance.fits_alone(vm.capacity)
-        n = int(fits.sum())
-        if upper_bound is not None:
-            free = int(np.count_nonzero(instance.work / vm.capacity <= TIME_TOL))
-            n = min(n, _floor_ratio(upper_bound, vm.price) + free)
-        if instance.max_vms is not None:
-            n = min(n, instance.max_vms)
-        counts.append(max(0, n) if vm.cores > 0 else 0)
-    return counts
-
-
-def _floor_ratio(value: float, price: float) -> int:
-    """``floor(value / price)``, rounded generously (never below the true ratio)."""
-    return math.floor(value / price * (1 + 1e-9) + 1e-9)
-
-
 def _hour_cap(instance: Instance, t: int, upper_bound: float | None) -> int:
     """Largest useful billed hours of a VM of type ``t``."""
     vm = instance.vm_types[t]
@@ -140,7 +114,7 @@ def _hour_cap(instance: Instance, t: int, upper_bound: float | None) -> int:
     latest = float(instance.deadline[fits].max(initial=0.0))
     cap = math.ceil(latest) + 1  # billed = ceil(lease - TOL) with lease <= latest + TOL
     if upper_bound is not None:
-        cap = min(cap, _floor_ratio(upper_bound, vm.price))
+        cap = min(cap, floor_ratio(upper_bound, vm.price))
     return max(0, cap)
 
 

@@ -104,23 +104,28 @@ def _count(n: int) -> str:
     return str(n)
 
 
-def _floor_ratio(value: float, price: float) -> int:
+def floor_ratio(value: float, price: float) -> int:
     """``floor(value / price)``, rounded generously (as the builders do)."""
     return math.floor(value / price * (1 + 1e-9) + 1e-9)
 
 
 def slot_counts(instance: Instance, upper_bound: float | None) -> list[int]:
-    """VM slots per type, as both builders size them from a warm start costing ``upper_bound``.
+    """VM slots per type that cannot cut off a solution costing at most ``upper_bound``.
 
-    The same rule as :func:`hybridsched.models.hybrid_deadline.milp_build.slot_counts`
-    (the CP-SAT builder's differs only in integer rounding at the boundary).
+    A nonempty VM holds a task that fits alone on its type; with a cost at
+    most ``UB``, at most ``floor(UB / price)`` VMs of a type bill an hour or
+    more, and a VM billed 0 hours holds only tasks of run time within
+    ``TIME_TOL`` (at most one such VM per such task is ever useful). The
+    HiGHS builder sizes its slots with it, and the size estimate counts them
+    with it before any model is built (the CP-SAT builder's rule differs only
+    in integer rounding at the boundary).
     """
     counts = []
     for vm in instance.vm_types:
         n = int(np.count_nonzero(instance.fits_alone(vm.capacity)))
         if upper_bound is not None and vm.price > 0:
             free = int(np.count_nonzero(instance.work / vm.capacity <= TIME_TOL))
-            n = min(n, _floor_ratio(upper_bound, vm.price) + free)
+            n = min(n, floor_ratio(upper_bound, vm.price) + free)
         if instance.max_vms is not None:
             n = min(n, instance.max_vms)
         counts.append(max(0, n) if vm.cores > 0 else 0)
