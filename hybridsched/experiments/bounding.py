@@ -167,7 +167,9 @@ def record_bound(path: Path, run: BoundRun, version: str, *,
     if better_schedule:
         reference["upper_bound"] = best_known
     old = reference.get("bound_proof")
-    if value is None or value <= 0 or (
+    # A bound of 0 is still recorded where nothing is: the file then says what was
+    # tried and proved (nothing), rather than nothing at all.
+    if value is None or value < 0 or (
             isinstance(old, dict) and isinstance(old.get("value"), int | float)
             and float(old["value"]) >= value):
         if better_schedule:
