@@ -331,7 +331,7 @@ def _gap(best: Any, bound: Any) -> str:
         return ""
     if best == bound:
         return "0%"
-    return "inf" if bound <= 0 else f"{100 * (best - bound) / abs(best):.2f}%"
+    return "no bound (best 0)" if bound <= 0 else f"{100 * (best - bound) / abs(best):.2f}%"
 
 
 def _value(value: Any) -> str:
