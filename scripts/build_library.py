@@ -274,8 +274,13 @@ def write_index(root: Path) -> None:
              "known with bounds), large (best known with bounds). A verdict `certified` means "
              "HiGHS and CP-SAT both proved the same optimum; `proven`, one of them did and the "
              "other did not contradict it; `open`, the best schedule and the best bound of "
-             "either. Rebuild: `python scripts/build_library.py`; re-certify: "
-             "`--certify-only`.", ""]
+             "either; `bounded`, no exact run recorded, the best schedule and the best bound "
+             "of the family's `bound` method. The best bound is the optimum where one is "
+             "proven, else a lower bound recorded with its proof (the column says which "
+             "bound; `certify` recomputes the proof in exact arithmetic); a solver's "
+             "unverified bound is kept in the file as `solver_lower_bound` and not shown. "
+             "Rebuild: `python scripts/build_library.py`; re-certify: `--certify-only`; "
+             "bounds only: `--bounds-only`.", ""]
     for family_dir in sorted(p for p in root.iterdir() if p.is_dir()):
         lines += [f"## {family_dir.name}", "",
                   "| file | tier | objective | verdict | best known | best bound | gap | "
