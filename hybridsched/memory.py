@@ -40,10 +40,11 @@ GIB = 1024**3
 class ModelTooLarge(Exception):  # noqa: N818 (a signal to fall back, like BudgetExpired)
     """A model's estimated size exceeds the memory budget; the message is one line."""
 
-    def __init__(self, what: str, needed: float, budget: float):
+    def __init__(self, what: str, needed: float, budget: float, configured: float | None = None):
+        of = "" if configured is None else f" left of {format_bytes(configured)}"
         super().__init__(
             f"{what} would need about {format_bytes(needed)}, over the memory budget of "
-            f"{format_bytes(budget)} (--memory-limit or {ENV} sets it)")
+            f"{format_bytes(budget)}{of} (--memory-limit or {ENV} sets it)")
         self.what = what
         self.needed = needed
         self.budget = budget
@@ -114,4 +115,4 @@ def require(what: str, estimated_bytes: float) -> None:
     """Raise :class:`ModelTooLarge` naming ``what`` unless ``estimated_bytes`` fits the budget."""
     available = available_bytes()
     if estimated_bytes > available:
-        raise ModelTooLarge(what, estimated_bytes, available)
+        raise ModelTooLarge(what, estimated_bytes, available, configured_bytes())
