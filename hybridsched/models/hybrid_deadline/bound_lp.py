@@ -66,6 +66,7 @@ class EnergeticLP:
     cols: list[np.ndarray] = field(default_factory=list)
     vals: list[np.ndarray] = field(default_factory=list)
     nonzeros: int = 0
+    pending_nonzeros: int = 0  # of the pending rows: where the next one starts (O(1) a row)
     highs: highspy.Highs | None = None
     x: np.ndarray | None = None
     duals: np.ndarray | None = None
@@ -83,10 +84,11 @@ class EnergeticLP:
         self.keys.append(key)
         self.lower.append(rhs if sense == ">=" else -highspy.kHighsInf)
         self.upper.append(rhs if sense == "<=" else highspy.kHighsInf)
-        self.starts.append(sum(len(c) for c in self.cols))
+        self.starts.append(self.pending_nonzeros)
         self.cols.append(columns)
         self.vals.append(values)
         self.nonzeros += len(columns)
+        self.pending_nonzeros += len(columns)
 
     def add_window(self, k: int, a: float, b: float) -> bool:
         """Add the energetic row of class ``k`` over ``[a, b]`` (False if already there)."""
@@ -136,6 +138,7 @@ class EnergeticLP:
                                int(starts[-1] + len(self.cols[-1])) if len(starts) else 0,
                                starts, np.concatenate(self.cols), np.concatenate(self.vals))
             self.lower, self.upper, self.starts, self.cols, self.vals = [], [], [], [], []
+            self.pending_nonzeros = 0
         return self.highs
 
     def solve(self, seconds: float | None) -> bool:
