@@ -28,6 +28,8 @@ import math
 import os
 import resource
 
+from hybridsched.errors import InputError
+
 #: Environment variable holding the budget in GiB (``--memory-limit`` sets it).
 ENV = "HYBRIDSCHED_MEMORY_GB"
 
@@ -59,13 +61,13 @@ def format_bytes(size: float) -> str:
 
 
 def parse_gib(text: str, source: str = ENV) -> float:
-    """A budget in GiB from ``text``; ``ValueError`` naming ``source`` when it is not > 0."""
+    """A budget in GiB from ``text``; a one-line :class:`InputError` naming ``source``."""
     try:
         value = float(text)
     except ValueError:
-        raise ValueError(f"{source}: expected a number of GiB, got {text!r}") from None
+        raise InputError(f"{source}: expected a number of GiB, got {text!r}") from None
     if not math.isfinite(value) or value <= 0:
-        raise ValueError(f"{source}: the memory budget must be a positive number of GiB, "
+        raise InputError(f"{source}: the memory budget must be a positive number of GiB, "
                          f"got {text!r}")
     return value
 

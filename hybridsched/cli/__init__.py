@@ -131,13 +131,12 @@ def _memory_limit(head: list[str]) -> list[str]:
                 text = head[index]
             else:
                 raise InputError(f"{MEMORY_FLAG}: expected a number of GiB")
-            try:
-                os.environ[memory.ENV] = str(memory.parse_gib(text, MEMORY_FLAG))
-            except ValueError as exc:
-                raise InputError(str(exc)) from None
+            os.environ[memory.ENV] = str(memory.parse_gib(text, MEMORY_FLAG))
         else:
             kept.append(arg)
         index += 1
+    if os.environ.get(memory.ENV):  # a bad budget is bad input, said before anything runs
+        memory.parse_gib(os.environ[memory.ENV])
     return kept
 
 
@@ -259,8 +258,9 @@ def _exit_code(exc: BaseException) -> int:
     if isinstance(exc, SystemExit):  # typer.Exit, or a library's sys.exit
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     if isinstance(exc, MemoryError):
-        error("out of memory: the instance is too large for this method (exact and bound "
-              "methods fall back before building when --memory-limit is below what is free)")
+        error("out of memory: the command needs more than this process may use (exact and "
+              "bound models fall back before building when they exceed --memory-limit; the "
+              "libraries themselves need a few hundred MiB of address space)")
         return 1
     if isinstance(exc, ClusterError):
         error(str(exc))

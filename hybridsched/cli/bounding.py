@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -11,8 +10,7 @@ import typer
 from hybridsched.cli import ui
 from hybridsched.cli.app import app
 from hybridsched.cli.options import finite
-from hybridsched.errors import InputError
-from hybridsched.io.inputs import check_readable
+from hybridsched.io.inputs import check_readable, check_rewritable
 
 BoundTimeLimit = Annotated[float | None, typer.Option(
     "--time-limit", callback=finite(ge=0),
@@ -57,9 +55,7 @@ def bound(
 
     check_readable(files)
     if record:
-        for path in files:
-            if not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)):
-                raise InputError(f"{path}: --record cannot rewrite this file (not writable)")
+        check_rewritable(files)
     folder = None if proof_dir is None else check_output_folder(proof_dir, "--proof-dir")
     loaded = [load_instance(path) for path in files]
     runs = []

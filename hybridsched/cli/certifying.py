@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -13,7 +12,7 @@ from hybridsched.cli.app import app
 from hybridsched.cli.options import ExactTimeLimit, MethodOptions, Objective
 from hybridsched.cli.solving import method_options
 from hybridsched.errors import InputError
-from hybridsched.io.inputs import check_readable
+from hybridsched.io.inputs import check_readable, check_rewritable
 
 CERTIFY_EXIT = (
     "Exit codes: 0 every instance certified, proven by one backend, or open; 1 a defect "
@@ -59,9 +58,7 @@ def certify(
     if save_dir.exists() and not save_dir.is_dir():
         raise InputError(f"--save-dir {save_dir}: exists and is not a folder")
     if record:
-        for path in files:
-            if not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)):
-                raise InputError(f"{path}: --record cannot rewrite this file (not writable)")
+        check_rewritable(files)
     loaded = [load_checked(path, objective=objective, options=extra) for path in files]
     certificates = []
     with ui.spinner("certifying") as say:

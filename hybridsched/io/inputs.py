@@ -8,6 +8,7 @@ report the same failures in the same words.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -22,6 +23,17 @@ def unreadable(path: str | Path, exc: OSError) -> InputError:
         return InputError(f"{path}: is a folder, not a file")
     return InputError(f"{path}: cannot read ({exc.__class__.__name__}: "
                       f"{exc.strerror or exc})")
+
+
+def check_rewritable(paths: Iterable[Path], option: str = "--record") -> None:
+    """Raise a one-line :class:`InputError` for the first file ``option`` cannot rewrite.
+
+    Rewriting is atomic (a new file beside it, then a rename), so the folder
+    must be writable too.
+    """
+    for path in paths:
+        if not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)):
+            raise InputError(f"{path}: {option} cannot rewrite this file (not writable)")
 
 
 def check_readable(paths: Iterable[str | Path]) -> None:

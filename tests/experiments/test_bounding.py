@@ -19,6 +19,7 @@ from hybridsched.bound_proof import (
     weak_duality_bound,
 )
 from hybridsched.cli import run
+from hybridsched.errors import InputError
 from hybridsched.experiments.bounding import (
     CHEAP,
     check_recorded,
@@ -123,8 +124,11 @@ def test_memory_budget_is_one_line_and_settable(monkeypatch, capsys):
     with pytest.raises(memory.ModelTooLarge, match="over the memory budget"):
         memory.require("a model", 10 * memory.GIB)
     monkeypatch.setenv(memory.ENV, "-3")
-    with pytest.raises(ValueError, match="positive"):
+    with pytest.raises(InputError, match="positive"):
         memory.available_bytes()
+    monkeypatch.setenv(memory.ENV, "abc")  # a bad budget in the environment: bad input
+    assert run(["methods"]) == 2
+    assert "HYBRIDSCHED_MEMORY_GB: expected a number" in capsys.readouterr().err
     monkeypatch.delenv(memory.ENV)
     assert run(["--memory-limit", "zero", "methods"]) == 2
     assert "--memory-limit" in capsys.readouterr().err
