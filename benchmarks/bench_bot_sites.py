@@ -16,7 +16,8 @@ Prints, with medians over ``--runs`` runs and ``os.cpu_count()``:
   limit model is proven optimal by the fluid bound, and its solve time.
 
 Usage: ``python benchmarks/bench_bot_sites.py [--runs 3] [--exact-limit 60] [--no-exact]
-[--dag-seeds 10] [--only dag]``.
+[--dag-seeds 10] [--only dag] [--output FILE.json]`` (``--output``: the figures as JSON,
+one section per part, with the machine's cores and load, for ``scripts/publish_numbers.py``).
 Braun data are read from ``$HYBRIDSCHED_DATA/braun-etc-512x16`` or
 ``../shared/data/braun-etc-512x16``; that part is skipped when absent.
 """
@@ -31,7 +32,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _common import median_time
+from _common import Recorder, median_time
 
 from hybridsched import run_method
 from hybridsched.bot_sites.bounds import lower_bound
@@ -50,7 +51,7 @@ def braun_dir() -> Path | None:
     return folder if folder and (folder / "u_c_hihi.0").is_file() else None
 
 
-def bench_gmo(runs):
+def bench_gmo(runs, record):
     for bots, target in ((100, 0.3), (1000, 5.0)):
         inst = generate(sites=100, bots=bots, tasks_per_bot=(10000, 10000),
                         procs_per_site=(100, 100), scenario="HiHi", seed=0, dependency=0.0)
@@ -63,9 +64,12 @@ def bench_gmo(runs):
               f"{sol.notes['stages']} (first game {sol.notes['first_game_stages']}) | "
               f"makespan {ev.objective:.1f}, fluid bound {lb:.1f}, gap "
               f"{ev.objective / lb - 1:.1%}")
+        record.add("gmo", sites=100, procs_per_site=100, bots=bots, tasks_per_bot=10000,
+                   runs=runs, median_s=median, target_s=target, games=sol.notes["games"],
+                   makespan=ev.objective, fluid_bound=lb)
 
 
-def bench_batch(runs):
+def bench_batch(runs, record):
     inst = generate(sites=10, bots=10, tasks_per_bot=(10000, 10000),
                     procs_per_site=(100, 100), scenario="HiHi", seed=0, dependency=0.0)
     lb = lower_bound(inst)
@@ -74,13 +78,17 @@ def bench_batch(runs):
         ms = evaluate(inst, sol).objective
         print(f"{name:12s} 10^5 tasks on 10^3 processors: median {median:.2f} s "
               f"(target < 30 s) | makespan {ms:.1f}, gap to fluid bound {ms / lb - 1:.1%}")
+        record.add("batch", method=name, tasks=10**5, processors=10**3, runs=runs,
+                   median_s=median, target_s=30.0, makespan=ms, fluid_bound=lb)
     median, sol = median_time(lambda: gmo(inst), runs)
     ms = evaluate(inst, sol).objective
     print(f"{'gmo':12s} same instance: median {median:.3f} s | makespan {ms:.1f}, "
           f"gap {ms / lb - 1:.1%}")
+    record.add("batch", method="gmo", tasks=10**5, processors=10**3, runs=runs,
+               median_s=median, target_s=None, makespan=ms, fluid_bound=lb)
 
 
-def bench_braun(folder, runs, exact_limit):
+def bench_braun(folder, runs, exact_limit, record):
     worst = 0.0
     for name in BRAUN:
         inst = read_etc(folder / name)
@@ -89,6 +97,8 @@ def bench_braun(folder, runs, exact_limit):
         ms = evaluate(inst, GREEDY["g-min-min"](inst)).objective
         print(f"six greedy on {name}: median {median:.3f} s (target < 1 s) | "
               f"G-Min-min {ms:.1f}")
+        record.add("braun", instance=name, runs=runs, six_greedy_s=median, target_s=1.0,
+                   g_min_min=ms)
     print(f"six greedy, slowest Braun instance: {worst:.3f} s")
     if exact_limit is None:
         return
@@ -101,6 +111,9 @@ def bench_braun(folder, runs, exact_limit):
           f"makespan {result.objective:.1f}, bound {result.bound:.1f}, own gap "
           f"{result.gap:.4%}, gap to best known {bk:.1f}: {result.objective / bk - 1:.4%} "
           f"(wall {result.runtime_s:.1f} s)")
+    record.add("braun_exact", instance="u_c_hihi.0", time_limit_s=exact_limit,
+               status=result.status.value, makespan=result.objective, bound=result.bound,
+               best_known=bk, runtime_s=result.runtime_s)
 
 
 DAG_CONFIGS = [   # (sites, bots, tasks per BoT, processors per site, dependency)
@@ -128,7 +141,7 @@ def _one_block(inst, limit):
     return span, time.perf_counter() - start, out.status.value
 
 
-def bench_dag(seeds, limit=60.0):
+def bench_dag(seeds, record, limit=60.0):
     from hybridsched.models.bot_sites.dag import block_bound
     from hybridsched.models.bot_sites.milp_build import model_size
 
@@ -156,9 +169,14 @@ def bench_dag(seeds, limit=60.0):
               f"{statistics.median(old_times):.2f} s, max {max(old_times):.2f} s, worse or "
               f"no schedule on {worse}) | median integer variables "
               f"{statistics.median(sizes):.0f}, mean B_k {statistics.mean(blocks):.2f}")
+        record.add("dag", sites=sites, bots=bots, tasks=list(tasks), procs=list(procs),
+                   dependency=dep, instances=n, proven=proven, time_limit_s=limit,
+                   median_s=statistics.median(times), max_s=max(times),
+                   one_block_median_s=statistics.median(old_times),
+                   one_block_max_s=max(old_times), one_block_worse=worse)
 
 
-def bench_limits(seeds, limit=60.0):
+def bench_limits(seeds, record, limit=60.0):
     print(f"exact with hard limits (3 sites x 4 BoTs, tasks 3:6, procs 1:3, communication "
           f"and storage): {seeds} seeds per tightness, {limit:.0f} s limit each")
     for tightness in (0.3, 1.0):
@@ -174,6 +192,9 @@ def bench_limits(seeds, limit=60.0):
         print(f"  tightness {tightness}: {proven}/{seeds} proven optimal, median gap to the "
               f"fluid/critical-path bound {statistics.median(gaps):.1%} | median "
               f"{statistics.median(times):.2f} s, max {max(times):.2f} s")
+        record.add("limits", tightness=tightness, seeds=seeds, proven=proven,
+                   median_gap=statistics.median(gaps), median_s=statistics.median(times),
+                   max_s=max(times), time_limit_s=limit)
 
 
 def main() -> None:
@@ -184,21 +205,25 @@ def main() -> None:
     parser.add_argument("--dag-seeds", type=int, default=10)
     parser.add_argument("--only", choices=["dag"], default=None,
                         help="run only the exact DAG and hard-limit sections")
+    parser.add_argument("--output", default=None, help="also write the figures to this JSON")
     args = parser.parse_args()
+    record = Recorder(args.output, runs=args.runs, dag_seeds=args.dag_seeds)
     print(f"os.cpu_count() = {os.cpu_count()}; medians of {args.runs} runs")
     if args.only == "dag":
-        bench_dag(args.dag_seeds)
-        bench_limits(args.dag_seeds)
+        bench_dag(args.dag_seeds, record)
+        bench_limits(args.dag_seeds, record)
+        record.write()
         return
-    bench_gmo(args.runs)
-    bench_batch(max(1, min(args.runs, 3)))
+    bench_gmo(args.runs, record)
+    bench_batch(max(1, min(args.runs, 3)), record)
     folder = braun_dir()
     if folder is None:
         print("Braun data absent: skipped (set HYBRIDSCHED_DATA)")
     else:
-        bench_braun(folder, args.runs, None if args.no_exact else args.exact_limit)
-    bench_dag(args.dag_seeds)
-    bench_limits(args.dag_seeds)
+        bench_braun(folder, args.runs, None if args.no_exact else args.exact_limit, record)
+    bench_dag(args.dag_seeds, record)
+    bench_limits(args.dag_seeds, record)
+    record.write()
 
 
 if __name__ == "__main__":

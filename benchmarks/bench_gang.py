@@ -1,7 +1,9 @@
 """Gang family: online policies on 10,000 jobs, and the offline model's reach.
 
 Run ``python benchmarks/bench_gang.py [--repeats 5] [--online-only]``, or
-``--campaign-only`` for the table of section 0 alone.
+``--campaign-only`` for the table of section 0 alone; ``--output FILE.json`` also writes
+section 0's figures as JSON, with the machine's cores and load, for
+``scripts/publish_numbers.py``.
 
 0. What a campaign user waits for (issue 35), per method on 10,000 jobs of
    the Table 2 scenario (``generate(10000, scenario="table2", seed=S)``,
@@ -45,7 +47,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import machine_line, median_time
+from _common import Recorder, machine_line, median_time
 from gang_heap_fifo import heap_fifo, same_schedule
 
 import hybridsched
@@ -85,7 +87,8 @@ def _command_time(command: list[str], env: dict[str, str], cwd: Path) -> float:
     return seconds
 
 
-def bench_campaign(repeats: int, seed: int, bytecode: bool, source: Path | None) -> None:
+def bench_campaign(repeats: int, seed: int, bytecode: bool, source: Path | None,
+                   record: Recorder) -> None:
     """Section 0 (module docstring): in process and as a command, per method."""
     instance = generate(10000, scenario="table2", seed=seed)
     scratch = Path(tempfile.mkdtemp(prefix="bench-gang-"))
@@ -106,6 +109,7 @@ def bench_campaign(repeats: int, seed: int, bytecode: bool, source: Path | None)
             run_method("gang", method, instance)
             inside = median_time(lambda method=method: run_method("gang", method, instance),
                                  repeats)[0]
+            row = {"method": method, "in_process_s": inside}
             line = (f"  {method:6s} in process {inside:5.3f} s "
                     f"({'met' if inside < TARGET_IN_PROCESS else 'NOT met'}, load "
                     f"{os.getloadavg()[0]:.2f})")
@@ -114,10 +118,12 @@ def bench_campaign(repeats: int, seed: int, bytecode: bool, source: Path | None)
                 _command_time(command, env, scratch)  # warm: the file cache, the bytecode
                 outside = statistics.median(_command_time(command, env, scratch)
                                             for _ in range(repeats))
+                row[f"{name.split()[0]}_s"] = outside
                 line += (f"  {name} {outside:5.3f} s "
                          f"({'met' if outside < TARGET_COMMAND else 'NOT met'}, load "
                          f"{os.getloadavg()[0]:.2f})")
             print(line, flush=True)
+            record.add(**row)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
@@ -189,6 +195,8 @@ def main() -> None:
                         help="section 0's commands compile from source at every start")
     parser.add_argument("--source", type=Path, default=None,
                         help="folder holding another checkout's hybridsched/ to measure")
+    parser.add_argument("--output", default=None,
+                        help="also write section 0's figures to this JSON file")
     args = parser.parse_args()
     source = args.source.resolve() if args.source is not None else None
     if source is not None and os.environ.get("BENCH_GANG_SOURCE") != str(source):
@@ -198,7 +206,11 @@ def main() -> None:
         raise SystemExit(subprocess.run([sys.executable, __file__, *sys.argv[1:]], env=env,
                                         check=False).returncode)
     print(machine_line())
-    bench_campaign(args.repeats, args.seed, not args.no_bytecode, source)
+    record = Recorder(args.output, jobs=10000, scenario="table2", seed=args.seed,
+                      repeats=args.repeats, bytecode=not args.no_bytecode,
+                      targets_s={"in_process": TARGET_IN_PROCESS, "command": TARGET_COMMAND})
+    bench_campaign(args.repeats, args.seed, not args.no_bytecode, source, record)
+    record.write()
     if args.campaign_only:
         return
     bench_online(args.repeats)

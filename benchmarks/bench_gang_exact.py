@@ -2,7 +2,8 @@
 improves on the best heuristic it starts from.
 
 Run ``python benchmarks/bench_gang_exact.py [--limit 60] [--seeds 3] [--sizes 80]
-[--backend highs|cpsat] [--threads 1]``.
+[--backend highs|cpsat] [--threads 1] [--output FILE.json]`` (``--output``: the figures
+as JSON, with the machine's cores and load, for ``scripts/publish_numbers.py``).
 
 The ``exact`` method (best of CPLMT, FIFO, Fair, ASJS and CMMS as the MIP
 start, then the continuous-time MILP; see :mod:`hybridsched.models.gang.milp`)
@@ -23,7 +24,7 @@ import statistics
 import time
 import warnings
 
-from _common import machine_line
+from _common import Recorder, machine_line
 
 from hybridsched import run_method
 from hybridsched.gang.adapters import best_heuristic
@@ -43,7 +44,10 @@ def main() -> None:
                         help="job counts, comma-separated")
     parser.add_argument("--backend", choices=("highs", "cpsat"), default="highs")
     parser.add_argument("--threads", type=int, default=1, help="CP-SAT search workers")
+    parser.add_argument("--output", default=None, help="also write the figures to this JSON")
     args = parser.parse_args()
+    record = Recorder(args.output, time_limit_s=args.limit, seeds=args.seeds,
+                      backend=args.backend, threads=args.threads, vms=120)
     options = {} if args.backend == "highs" else {"backend": "cpsat", "threads": args.threads}
     warnings.simplefilter("ignore")  # PuLP's deprecation notices
     print(machine_line())
@@ -70,6 +74,12 @@ def main() -> None:
                   f"{statistics.median(heuristic):5.1f} -> exact {statistics.median(exact):5.1f} "
                   f"(fewer in {better}/{args.seeds}), "
                   f"median gap to the bound {statistics.median(gaps):4.1f} jobs")
+            record.add(scenario=scenario, jobs=n, seeds=args.seeds, proven=proven,
+                       median_s=statistics.median(seconds), max_s=max(seconds),
+                       median_heuristic=statistics.median(heuristic),
+                       median_exact=statistics.median(exact), fewer=better,
+                       median_gap=statistics.median(gaps))
+    record.write()
 
 
 if __name__ == "__main__":

@@ -18,9 +18,11 @@ Prints, on this machine:
 4. ``exact`` on every bundled instance (target: each proven in < 10 s).
 
 Usage: ``python benchmarks/bench_hybrid_deadline.py [--part 1,2,3,4] [--repeats 7]
-[--seeds 7] [--time-limit 120] [--sizes 30,60,100] [--backend highs|cpsat] [--threads 1]``
-(``--sizes``: part 3's task counts; ``--backend``/``--threads``: parts 3 and 4's exact
-backend, issue 22; CP-SAT runs have no root bound and count CP-SAT branches as nodes)
+[--seeds 7] [--time-limit 120] [--sizes 30,60,100] [--backend highs|cpsat] [--threads 1]
+[--output FILE.json]`` (``--sizes``: part 3's task counts; ``--backend``/``--threads``: parts
+3 and 4's exact backend, issue 22; CP-SAT runs have no root bound and count CP-SAT branches
+as nodes; ``--output``: the figures as JSON, one section per part, with the machine's cores
+and load, for ``scripts/publish_numbers.py``)
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ import sys
 import time
 
 import numpy as np
-from _common import machine_line, median_time
+from _common import Recorder, machine_line, median_time
 
 from hybridsched import run_method
 from hybridsched.heuristics.hybrid_deadline.cdf import cdf
@@ -53,7 +55,7 @@ def nasa_trace():
     return read_swf(path)
 
 
-def part_trace(repeats: int) -> None:
+def part_trace(repeats: int, record: Recorder) -> None:
     trace = nasa_trace()
     if trace is None:
         return
@@ -68,9 +70,12 @@ def part_trace(repeats: int) -> None:
         print(f"   alpha={alpha}: {instance.n_tasks} tasks, cdf+ra {seconds:.2f} s (median of "
               f"{repeats}), cost ${cost:.2f}, {len(solution.vm_types)} VMs; ffd cost "
               f"${ffd_cost:.2f}; cdf+ra saves {100 * (1 - cost / ffd_cost):.1f}%")
+        record.add("trace", alpha=alpha, tasks=instance.n_tasks, repeats=repeats,
+                   cdf_ra_s=seconds, cdf_ra_cost=cost, vms=len(solution.vm_types),
+                   ffd_cost=ffd_cost)
 
 
-def part_scaling(repeats: int) -> None:
+def part_scaling(repeats: int, record: Recorder) -> None:
     trace = nasa_trace()
     if trace is None:
         return
@@ -95,10 +100,13 @@ def part_scaling(repeats: int) -> None:
         cpus = [statistics.median(cpu[name, n]) for n in sizes]
         for n, w, c in zip(sizes, walls, cpus, strict=True):
             print(f"   {name} N={n}: {w:.3f} s wall, {c:.3f} s cpu")
+            record.add("scaling", method=name, tasks=n, repeats=repeats, wall_s=w, cpu_s=c)
         slope = np.polyfit(np.log(sizes), np.log(walls), 1)[0]
         cpu_slope = np.polyfit(np.log(sizes), np.log(cpus), 1)[0]
         print(f"   {name}: empirical exponent (log-log fit, 2,000 to 16,000 tasks): "
               f"{slope:.2f} wall, {cpu_slope:.2f} cpu (target <= 1.15)")
+        record.add("exponents", method=name, wall=float(slope), cpu=float(cpu_slope),
+                   target=1.15)
 
 
 def root_bound(instance) -> float | None:
@@ -115,7 +123,7 @@ def root_bound(instance) -> float | None:
 
 
 def part_exact(seeds: int, time_limit: float, sizes: tuple[int, ...] = (30, 60, 100),
-               options: dict | None = None) -> None:
+               options: dict | None = None, record: Recorder | None = None) -> None:
     from hybridsched.progress import solver_statistics
 
     options = options or {}
@@ -151,9 +159,14 @@ def part_exact(seeds: int, time_limit: float, sizes: tuple[int, ...] = (30, 60, 
         print(f"   {n_tasks} tasks: median {statistics.median(runtimes):.2f} s "
               f"({statistics.median(cpus):.2f} s cpu), max {max(runtimes):.2f} s, "
               f"{proven}/{seeds} proven", flush=True)
+        if record is not None:
+            record.add("exact", tasks=n_tasks, seeds=seeds, time_limit_s=time_limit,
+                       median_s=statistics.median(runtimes), max_s=max(runtimes),
+                       median_cpu_s=statistics.median(cpus), proven=proven)
 
 
-def part_bundle(time_limit: float, options: dict | None = None) -> None:
+def part_bundle(time_limit: float, options: dict | None = None,
+                record: Recorder | None = None) -> None:
     from pathlib import Path
 
     from hybridsched import load_instance
@@ -172,6 +185,10 @@ def part_bundle(time_limit: float, options: dict | None = None) -> None:
         proven += result.status.value == "optimal"
         print(f"   {path.stem}: {result.status.value} ${result.objective:.3f} (recorded "
               f"${recorded:.3f}) in {result.runtime_s:.2f} s", flush=True)
+        if record is not None:
+            record.add("bundle", instance=path.stem, status=result.status.value,
+                       cost=result.objective, recorded=recorded, runtime_s=result.runtime_s,
+                       time_limit_s=time_limit)
     print(f"   bundle: median {statistics.median(runtimes):.2f} s, max {max(runtimes):.2f} s, "
           f"{proven}/{len(runtimes)} proven")
 
@@ -187,21 +204,24 @@ def main() -> None:
     parser.add_argument("--backend", choices=("highs", "cpsat"), default="highs",
                         help="exact backend of parts 3 and 4")
     parser.add_argument("--threads", type=int, default=1, help="CP-SAT search workers")
+    parser.add_argument("--output", default=None, help="also write the figures to this JSON")
     args = parser.parse_args()
+    record = Recorder(args.output, parts=args.part, backend=args.backend)
     options = {"backend": args.backend}
     if args.backend == "cpsat":
         options["threads"] = args.threads
     print(machine_line())
     parts = {p.strip() for p in args.part.split(",")}
     if "1" in parts:
-        part_trace(args.repeats)
+        part_trace(args.repeats, record)
     if "2" in parts:
-        part_scaling(args.repeats)
+        part_scaling(args.repeats, record)
     if "3" in parts:
         part_exact(args.seeds, args.time_limit,
-                   tuple(int(n) for n in args.sizes.split(",")), options)
+                   tuple(int(n) for n in args.sizes.split(",")), options, record)
     if "4" in parts:
-        part_bundle(args.time_limit, options)
+        part_bundle(args.time_limit, options, record)
+    record.write()
     sys.stdout.flush()
 
 

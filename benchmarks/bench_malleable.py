@@ -16,7 +16,9 @@ Run ``python benchmarks/bench_malleable.py [--repeats 5] [--jobs 10000] [--part 
    the checker and writing the JSON schedule): median wall time, and the
    run's own ``runtime_s`` (the method alone) for comparison.
 
-Every figure is a median over ``--repeats`` runs (>= 5 for the README).
+Every figure is a median over ``--repeats`` runs (>= 5 for the docs). ``--output FILE.json``
+also writes them as JSON, one section per part, with the machine's cores and load, for
+``scripts/publish_numbers.py``.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from pathlib import Path
 
 import networkx as nx
 import numpy as np
-from _common import machine_line
+from _common import Recorder, machine_line
 
 from hybridsched.heuristics.malleable.agent_tree import compile_tree, select
 from hybridsched.heuristics.malleable.simulation import simulate
@@ -50,7 +52,7 @@ def _instances(jobs: int) -> dict[str, object]:
             for mix in MIXES}
 
 
-def bench_simulation(jobs: int, repeats: int) -> None:
+def bench_simulation(jobs: int, repeats: int, record: Recorder) -> None:
     print(f"simulation in process: {jobs} jobs, {TREE.name}, agent tree, policy A")
     for mix, instance in _instances(jobs).items():
         walls, cpus, rates = [], [], []
@@ -65,9 +67,12 @@ def bench_simulation(jobs: int, repeats: int) -> None:
               f"{statistics.median(rates):8.0f} events/s  "
               f"({stats.decisions} decisions, {stats.metrics()['messages_per_decision']:.0f} "
               f"messages per decision)")
+        record.add("simulation", mix=mix, wall_s=statistics.median(walls),
+                   cpu_s=statistics.median(cpus), events_per_s=statistics.median(rates),
+                   decisions=stats.decisions)
 
 
-def bench_command(jobs: int, repeats: int) -> None:
+def bench_command(jobs: int, repeats: int, record: Recorder) -> None:
     from hybridsched.catalogue import get_family
     from hybridsched.storage import save_instance
 
@@ -89,6 +94,9 @@ def bench_command(jobs: int, repeats: int) -> None:
             print(f"  {mix:6s} median {statistics.median(walls):6.2f} s wall "
                   f"(the method itself: {statistics.median(inside):5.2f} s; "
                   f"schedule file {out.stat().st_size / 1e6:.1f} MB)")
+            record.add("command", mix=mix, wall_s=statistics.median(walls),
+                       runtime_s=statistics.median(inside),
+                       schedule_mb=out.stat().st_size / 1e6)
 
 
 def balanced(leaves: int, fanout: int) -> nx.DiGraph:
@@ -114,7 +122,7 @@ def star(leaves: int) -> nx.DiGraph:
     return graph
 
 
-def bench_aggregation(repeats: int) -> None:
+def bench_aggregation(repeats: int, record: Recorder) -> None:
     rng = np.random.default_rng(0)
     print("aggregation of one decision (leaf candidates precomputed):")
     for name, make in (("tree (fan-out 10)", lambda n: balanced(n, 10)), ("flat star", star)):
@@ -136,8 +144,12 @@ def bench_aggregation(repeats: int) -> None:
             print(f"  {name:18s} {leaves:5d} leaves {len(tree.names):5d} nodes  "
                   f"{medians[-1] * 1e6:9.1f} us per decision  "
                   f"{tree.messages_per_decision} messages, critical path {tree.critical_path}")
+            record.add("aggregation", shape=name, leaves=leaves, nodes=len(tree.names),
+                       seconds=medians[-1], messages=tree.messages_per_decision,
+                       critical_path=tree.critical_path)
         slope = np.polyfit(np.log(sizes), np.log(medians), 1)[0]
         print(f"  {name}: fitted exponent of time vs nodes = {slope:.2f}")
+        record.add("aggregation_exponents", shape=name, exponent=float(slope))
 
 
 def main() -> None:
@@ -146,14 +158,17 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=10000)
     parser.add_argument("--part", choices=("all", "aggregation", "simulation", "command"),
                         default="all")
+    parser.add_argument("--output", default=None, help="also write the figures to this JSON")
     args = parser.parse_args()
+    record = Recorder(args.output, jobs=args.jobs, repeats=args.repeats, tree=TREE.name)
     print(machine_line())
     if args.part in ("all", "aggregation"):
-        bench_aggregation(args.repeats)
+        bench_aggregation(args.repeats, record)
     if args.part in ("all", "simulation"):
-        bench_simulation(args.jobs, args.repeats)
+        bench_simulation(args.jobs, args.repeats, record)
     if args.part in ("all", "command"):
-        bench_command(args.jobs, args.repeats)
+        bench_command(args.jobs, args.repeats, record)
+    record.write()
 
 
 if __name__ == "__main__":

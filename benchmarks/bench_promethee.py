@@ -1,6 +1,8 @@
 """PROMETHEE II decision time: the O(n log n) fast path against the pairwise definition.
 
-Run ``python benchmarks/bench_promethee.py [--repeats 7]``. One decision is
+Run ``python benchmarks/bench_promethee.py [--repeats 7] [--output FILE.json]``
+(``--output``: the figures as JSON, with the machine's cores and load, for
+``scripts/publish_numbers.py``). One decision is
 what the pull scheduler does when a host pulls: build the evaluation matrix
 (ECT, price, EEI) of the queued tasks for the host, compute each
 criterion's sigma (standard deviation of the pairwise deviations), rank with
@@ -30,7 +32,7 @@ import statistics
 import time
 
 import numpy as np
-from _common import machine_line, median_time
+from _common import Recorder, machine_line, median_time
 
 from hybridsched.heuristics.pull.policies import PrometheeScheduler, strategy
 from hybridsched.heuristics.pull.promethee import pairwise_deviation_std, preference, scaled
@@ -64,7 +66,9 @@ def median_seconds(scheduler: PrometheeScheduler, noi: np.ndarray, repeats: int
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--output", default=None, help="also write the figures to this JSON")
     args = parser.parse_args()
+    record = Recorder(args.output, repeats=args.repeats)
     print(machine_line())
     rng = np.random.default_rng(0)
     # Mixed targets, so that the ranking is not simply the largest or smallest task.
@@ -76,6 +80,7 @@ def main() -> None:
         # The fast path is cheap: many repeats make its median steady on a shared machine.
         fast_s, fast_pick = median_seconds(fast, noi, args.repeats * (15 if n <= 10_000 else 1))
         line = f"  {n:7d} queued tasks: fast {fast_s * 1e3:8.3f} ms"
+        row = {"tasks": n, "fast_s": fast_s, "pairwise_s": None, "textbook_s": None}
         if n <= 10_000:
             slow_s, slow_pick = median_seconds(slow, noi, max(1, args.repeats // 2))
             book_s, book_pick = median_time(lambda noi=noi: textbook(fast, noi),
@@ -83,7 +88,9 @@ def main() -> None:
             assert fast_pick == slow_pick == book_pick
             line += (f"   pairwise {slow_s * 1e3:8.1f} ms ({slow_s / fast_s:5.0f}x)"
                      f"   textbook {book_s * 1e3:8.1f} ms ({book_s / fast_s:5.0f}x)")
+            row.update(pairwise_s=slow_s, textbook_s=book_s)
         print(line)
+        record.add("linear", **row)
     print("gaussian (default strategy s4,26 and mixed targets):")
     for n in (100, 500, 2_000, 10_000):
         noi = rng.uniform(1e6, 1e7, n).round()
@@ -94,6 +101,7 @@ def main() -> None:
                                        flows_method="pairwise")
             lin_s, _ = median_seconds(linear, noi, args.repeats * 5)
             ser_s, ser_pick = median_seconds(series, noi, args.repeats * 5)
+            record.add("gaussian", tasks=n, strategy=label, linear_s=lin_s, series_s=ser_s)
             line = (f"  {n:7d} queued tasks, {label:6s}: linear {lin_s * 1e3:7.3f} ms   "
                     f"gaussian series {ser_s * 1e3:7.3f} ms ({ser_s / lin_s:4.1f}x linear)")
             if n <= 2_000:
@@ -101,6 +109,7 @@ def main() -> None:
                 assert ser_pick == pair_pick
                 line += f"   pairwise {pair_s * 1e3:8.2f} ms ({pair_s / ser_s:4.0f}x series)"
             print(line)
+    record.write()
 
 
 if __name__ == "__main__":

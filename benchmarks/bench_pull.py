@@ -1,7 +1,9 @@
 """Pull family: time of a full run of the paper's workload, and Table 6's comparison.
 
 Run ``python benchmarks/bench_pull.py [--units 2000] [--seeds 3] [--skip-gaussian]
-[--gaussian-pairwise] [--ratio-repeats 5] [--table6-units 500] [--start-points 20]``.
+[--gaussian-pairwise] [--ratio-repeats 5] [--table6-units 500] [--start-points 20]
+[--output FILE.json]`` (``--output``: the figures as JSON, one section per part, with the
+machine's cores and load, for ``scripts/publish_numbers.py``).
 
 0. **Gaussian against Linear** (issue 35: the Gaussian's whole run within
    2x the Linear's). The instance of the issue, ``generate(units, ("idg",
@@ -37,7 +39,7 @@ import time
 from types import SimpleNamespace
 
 import numpy as np
-from _common import machine_line
+from _common import Recorder, machine_line
 
 from hybridsched.heuristics.pull.policies import PrometheeScheduler, strategy
 from hybridsched.heuristics.pull.simulation import simulate
@@ -69,7 +71,7 @@ def load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def gaussian_ratio(units: int, repeats: int) -> None:
+def gaussian_ratio(units: int, repeats: int, record: Recorder) -> None:
     """Section 0 of the module doc: the Gaussian's whole run against the Linear's."""
     instance = generate(units, ("idg", "cloud", "beg"), seed=1)
     warm = generate(50, seed=99)
@@ -94,9 +96,12 @@ def gaussian_ratio(units: int, repeats: int) -> None:
                                                          strict=True))
     print(f"  gaussian / linear: {gaussian / linear:.2f}x (medians), {paired:.2f}x (median of "
           f"the runs' ratios); target < 2x (issue 35); load {load()}")
+    record.add("ratio", units=units, seed=1, repeats=repeats, linear_s=linear,
+               gaussian_s=gaussian, ratio=gaussian / linear, paired_ratio=paired, target=2.0)
 
 
-def speed(units: int, seeds: int, skip_gaussian: bool, gaussian_pairwise: bool) -> None:
+def speed(units: int, seeds: int, skip_gaussian: bool, gaussian_pairwise: bool,
+          record: Recorder) -> None:
     instances = [generate(units, seed=s) for s in range(seeds)]
     bounds = [lower_bound(i) for i in instances]
     print(f"speed: {units} work units, {instances[0].n_hosts} hosts (seed 0), {seeds} seeds; "
@@ -122,6 +127,10 @@ def speed(units: int, seeds: int, skip_gaussian: bool, gaussian_pairwise: bool) 
               f"{statistics.median(gaps):6.1%}   {statistics.median(rates):>10,.0f} "
               "decisions/s")
         medians[label] = statistics.median(walls)
+        record.add("speed", method=label, units=units, hosts=instances[0].n_hosts,
+                   seeds=seeds, run_s=medians[label], makespan=statistics.median(spans),
+                   gap=statistics.median(gaps),
+                   decisions_per_s=statistics.median(rates))
     for label in ("promethee gaussian", PAIRWISE[0]):
         if label in medians:
             print(f"  {label} / promethee linear: "
@@ -129,7 +138,7 @@ def speed(units: int, seeds: int, skip_gaussian: bool, gaussian_pairwise: bool) 
                   "issue 35)")
 
 
-def table6(units: int, points: int) -> None:
+def table6(units: int, points: int, record: Recorder) -> None:
     base = generate(units, seed=0, horizon=90 * 86_400.0)
     print(f"Table 6 shape: s3,1, {units} work units, {points} start points 6 h apart")
     spans: dict[str, list[float]] = {}
@@ -144,9 +153,11 @@ def table6(units: int, points: int) -> None:
         mean = float(np.mean(values))
         print(f"  {label:19s} mean {mean:>10,.0f} s   std {np.std(values, ddof=1):>9,.0f} s"
               f"   difference {100 * (mean / linear - 1):+6.2f}%")
+        record.add("table6", method=label, units=units, start_points=points, mean=mean,
+                   std=float(np.std(values, ddof=1)), difference=mean / linear - 1)
 
 
-def fig5(units: int, seeds: int) -> None:
+def fig5(units: int, seeds: int, record: Recorder) -> None:
     combinations = ["idg", "cloud", "beg", "idg,cloud", "idg,beg", "cloud,beg",
                     "idg,cloud,beg"]
     print(f"Fig. 5 shape: Delta_M in % (FCFS vs Promethee s4,26), {units} work units, "
@@ -162,6 +173,8 @@ def fig5(units: int, seeds: int) -> None:
                 fcfs = run_method("pull", "fcfs", instance, seed=seed).objective
                 deltas.append(100 * (fcfs - prom) / prom)
             cells.append(f"{np.mean(deltas):+8.1f}")
+            record.add("fig5", dci=dci, behaviour=behaviour, units=units, seeds=seeds,
+                       delta_m=float(np.mean(deltas)))
         print(f"  {dci:14s} {' '.join(cells)}")
 
 
@@ -179,15 +192,18 @@ def main() -> None:
     parser.add_argument("--start-points", type=int, default=20)
     parser.add_argument("--fig5-units", type=int, default=500)
     parser.add_argument("--fig5-seeds", type=int, default=3)
+    parser.add_argument("--output", default=None, help="also write the figures to this JSON")
     args = parser.parse_args()
+    record = Recorder(args.output)
     print(machine_line())
     if args.ratio_repeats > 0 and not args.skip_gaussian:
-        gaussian_ratio(args.units, args.ratio_repeats)
-    speed(args.units, args.seeds, args.skip_gaussian, args.gaussian_pairwise)
+        gaussian_ratio(args.units, args.ratio_repeats, record)
+    speed(args.units, args.seeds, args.skip_gaussian, args.gaussian_pairwise, record)
     if args.start_points > 1:
-        table6(args.table6_units, args.start_points)
+        table6(args.table6_units, args.start_points, record)
     if args.fig5_seeds > 0:
-        fig5(args.fig5_units, args.fig5_seeds)
+        fig5(args.fig5_units, args.fig5_seeds, record)
+    record.write()
 
 
 if __name__ == "__main__":

@@ -18,6 +18,32 @@ class InputError(ValueError):
     """
 
 
+class ParameterError(InputError):
+    """A bad value of a Python function's parameter, named as Python names it.
+
+    The library names the parameter (``seed``, ``n_tasks``); the command line
+    prints the flag the user typed instead (``--seed``, ``--tasks``): it maps
+    :attr:`parameter` to its flag and prints ``FLAG: reason``.
+
+    Attributes
+    ----------
+    parameter:
+        The parameter's Python name.
+    reason:
+        What is wrong, without the parameter's name.
+    """
+
+    def __init__(self, parameter: str, reason: str):
+        super().__init__(f"{parameter}: {reason}")
+        self.parameter = parameter
+        self.reason = reason
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # Exceptions pickle their ``args`` (the message) by default; rebuild from both fields
+        # (a campaign's Dask worker sends its errors back pickled).
+        return (type(self), (self.parameter, self.reason))
+
+
 class InfeasibleInstanceError(Exception):
     """The instance has no feasible schedule; ``items`` names the culprits."""
 

@@ -11,7 +11,7 @@ so every family's checker can import it (the catalogue that finds families,
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,6 +39,59 @@ class Evaluation:
 
     objective: float
     metrics: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Measure:
+    """What one number a family reports means to a reader: its name and its unit.
+
+    ``unit`` is empty for a ratio or a share (no unit); ``"count"`` for a
+    number of things. Tables and plots name a column or an axis with
+    :attr:`label` (``"rent cost ($)"``).
+    """
+
+    name: str
+    unit: str = ""
+
+    @property
+    def label(self) -> str:
+        """``name (unit)``, or the name alone when the number has no unit."""
+        return f"{self.name} ({self.unit})" if self.unit else self.name
+
+
+def find_measure(measures: Mapping[str, Measure], key: str) -> Measure | None:
+    """The measure of ``key`` in ``measures``, where a key ending in ``*`` is a prefix.
+
+    A prefix entry (``"efficiency_*"``) stands for every key it starts
+    (``efficiency_cloud``); its name may hold ``{}``, replaced by the rest
+    of the key (``"efficiency on {}"`` gives ``"efficiency on cloud"``).
+    """
+    if key in measures:
+        return measures[key]
+    for pattern, measure in measures.items():
+        if pattern.endswith("*") and key.startswith(pattern[:-1]) and len(key) >= len(pattern):
+            return Measure(measure.name.replace("{}", key[len(pattern) - 1:]), measure.unit)
+    return None
+
+
+#: Numbers every family's results may carry (run times, the simulators' counters, the
+#: summary of a :class:`~hybridsched.result.Result`); a family's own measures come first.
+COMMON_MEASURES = {
+    "runtime_s": Measure("wall-clock time of the algorithm", "s"),
+    "cpu_s": Measure("CPU time of the algorithm", "s"),
+    "bound": Measure("proven lower bound on the objective"),
+    "gap": Measure("gap between the objective and the method's own bound", "%"),
+    "decisions": Measure("scheduling decisions", "count"),
+    "decisions_per_second": Measure("scheduling decisions per second of run time", "1/s"),
+    "events": Measure("simulation events", "count"),
+    "events_per_second": Measure("simulation events per second of run time", "1/s"),
+    "optimised": Measure("objective the method optimised"),
+    "bound_method": Measure("how the bound was proven"),
+    "schedule_from": Measure("method whose schedule is returned"),
+    "backend": Measure("exact backend that ran"),
+    "scale": Measure("decimal scaling factor of the integer model"),
+    "scale_exact": Measure("whether the scaled integer model is exact"),
+}
 
 
 @dataclass(frozen=True)
@@ -104,6 +157,15 @@ class Family:
         The metric (a key of ``Evaluation.metrics``) that the default
         objective is; a recorded optimum of it is ``optimal_<metric>`` in an
         instance's reference block (``certify --record`` writes it there).
+    measures:
+        What each metric means to a reader (:class:`Measure`: name and unit),
+        by metric key (a key ending in ``*`` is a prefix, see
+        :func:`find_measure`); the one owner of the names and units that
+        tables, plots and ``--help`` show. ``objective_name`` stays the
+        key campaigns store runs under.
+    size_name:
+        What :attr:`size` counts, plural (``"tasks"``): the unit of the
+        instance-size axis of the run-time plots.
     """
 
     name: str
@@ -122,6 +184,27 @@ class Family:
     strong_bound: Callable[..., Any] | str | None = None
     verify_bound: Callable[[Any, Any], float] | None = None
     objective_metric: str = "objective"
+    measures: Mapping[str, Measure] = field(default_factory=dict, hash=False)
+    size_name: str = "items"
+
+    def measure(self, key: str) -> Measure | None:
+        """The :class:`Measure` of metric ``key``, the family's or a common one (or ``None``)."""
+        return find_measure(self.measures, key) or COMMON_MEASURES.get(key)
+
+    def objective_label(self, objective: str | None = None) -> str:
+        """What an objective value of this family is, with its unit (``"makespan (s)"``).
+
+        ``objective`` is the objective a run optimised: an entry of
+        :attr:`objectives` (the ``objective`` option), the stored
+        ``objective_name`` of a campaign's runs (:attr:`objective_name` for
+        the default one), or ``None`` for the default objective.
+        """
+        if objective is None or objective == self.objective_name:
+            objective = self.objective_metric
+        found = self.measure(objective)
+        if found is not None:
+            return found.label
+        return self.objective_name if objective == self.objective_metric else objective
 
 
 #: The document converters every family's ``files`` module defines.

@@ -26,6 +26,7 @@ from hybridsched import interrupt
 from hybridsched.catalogue import Target, check_family, get_family, plugin_failures, resolve
 from hybridsched.errors import InfeasibleInstanceError, InputError, MethodFailedError
 from hybridsched.result import Result, Status
+from hybridsched.seeding import RNGLike, resolve_seed
 
 __all__ = ["Method", "MethodFailedError", "declare_method", "get_method", "methods",
            "register_method", "run_method"]
@@ -50,6 +51,9 @@ class Method:
         Optional ``check_options(options)`` (or where it lives): raises a one-line
         :class:`InputError` for option values the method refuses, so bad
         values are reported before a campaign or a simulation starts.
+    option_notes:
+        ``(option, note)`` pairs that ``hybridsched methods --options`` prints
+        under the defaults: the paper's words behind a reading.
     """
 
     name: str
@@ -58,6 +62,7 @@ class Method:
     exact: bool = False
     description: str = ""
     check_target: Target | None = None
+    option_notes: tuple[tuple[str, str], ...] = ()
 
     @property
     def func(self) -> Callable[..., Any]:
@@ -86,14 +91,30 @@ def register_method(
     return decorator
 
 
+def shown_default(value: Any) -> str:
+    """An option's default as it is typed on the command line.
+
+    ``a,b`` for a sequence, ``unset`` for None: what ``methods --options`` and the
+    documentation show.
+    """
+    if value is None:
+        return "unset"
+    if isinstance(value, list | tuple):
+        return ",".join(str(v) for v in value)
+    return str(value)
+
+
 def declare_method(family: str, name: str, target: str, *, exact: bool = False,
-                   description: str = "", check_options: str | None = None) -> None:
+                   description: str = "", check_options: str | None = None,
+                   option_notes: dict[str, str] | None = None) -> None:
     """Register method ``name`` of ``family``, whose callable ``target`` is imported on first use.
 
     ``target`` and ``check_options`` are ``"module:attribute"`` strings (dots
-    after the colon walk attributes, e.g. ``"pkg.mod:func.check"``).
+    after the colon walk attributes, e.g. ``"pkg.mod:func.check"``);
+    ``option_notes``: option -> note (:attr:`Method.option_notes`).
     """
-    _add(Method(name, family, target, exact, description, check_options))
+    _add(Method(name, family, target, exact, description, check_options,
+                tuple((option_notes or {}).items())))
 
 
 def _add(method: Method) -> None:
@@ -194,7 +215,8 @@ def run_method(
     name: str,
     instance: Any,
     *,
-    seed: int | None = 0,
+    rng: RNGLike = None,
+    seed: int | None = None,
     time_limit: float | None = None,
     **options: Any,
 ) -> Result:
@@ -202,8 +224,14 @@ def run_method(
 
     ``options`` are passed on to the method (e.g. ``objective="cost"`` for
     families with several objectives); options the method does not take,
-    negative seeds and negative or NaN time limits raise :class:`InputError`
+    bad seeds and negative or NaN time limits raise :class:`InputError`
     before anything runs.
+
+    ``rng`` is the method's seed (:mod:`hybridsched.seeding`): an integer
+    (>= 0), ``None`` (seed 0) or a ``numpy.random.Generator``, from which
+    one seed is drawn (the generator advances by that draw). ``seed`` is its
+    older name (give one or the other). Methods receive an integer ``seed``,
+    recorded as the result's :attr:`~Result.seed`.
 
     The objective and metrics always come from the family's ``evaluate``;
     with ``objective=...`` the result's ``objective`` is that metric (and the
@@ -213,7 +241,8 @@ def run_method(
     fam = get_family(family)
     method = get_method(family, name)
     check_options(family, name, options)
-    time_limit = check_run_settings(seed, time_limit)
+    time_limit = check_run_settings(None, time_limit)
+    seed = resolve_seed(rng, seed)
     infeasible = fam.infeasible_items(instance)
     if infeasible:
         return Result(

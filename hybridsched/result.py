@@ -5,7 +5,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 class Status(StrEnum):
@@ -65,8 +68,13 @@ class Result:
         Wall-clock time of the algorithm alone (no file IO), in seconds.
     cpu_s:
         CPU time of this process during the algorithm (includes the solver).
+    seed:
+        The seed the method ran with (drawn from the generator when
+        ``run_method`` was given one: :mod:`hybridsched.seeding`).
     metrics:
         Further criteria recomputed by the checker (makespan, energy, ...).
+    message:
+        What the method reports (why it stopped, which start it kept, ...).
     """
 
     method: str
@@ -85,6 +93,61 @@ class Result:
     def gap(self) -> float | None:
         """Relative gap between the objective and the method's own bound."""
         return relative_gap(self.objective, self.bound)
+
+    def to_frame(self, instance: Any = None) -> pd.DataFrame:
+        """The schedule as a table, one row per assignment, labelled with this run.
+
+        The columns are ``method``, ``family`` and ``seed``, then those of
+        the family's ``Solution.to_frame`` (one row per task, block, job
+        task, piece or replica, with the times' unit in the column names:
+        see :meth:`hybridsched.hybrid_deadline.solution.Solution.to_frame`
+        and its siblings), so that the tables of several runs concatenate.
+        A result without a schedule gives a table without rows and with the
+        three run columns only; :meth:`summary` holds the metrics.
+
+        Parameters
+        ----------
+        instance : optional
+            The instance the method ran on: adds names, deadlines and the
+            other per-row columns that need it.
+
+        Returns
+        -------
+        pandas.DataFrame
+
+        Raises
+        ------
+        TypeError
+            The solution of a plug-in family without ``to_frame``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from hybridsched import load_instance, run_method
+        >>> family, inst = load_instance("instances/hybrid-deadline/small-01.json")
+        >>> results = [run_method(family.name, m, inst) for m in ("cdf", "ffd")]
+        >>> frame = pd.concat([r.to_frame(inst) for r in results], ignore_index=True)
+        >>> len(frame) == 2 * inst.n_tasks, list(frame.columns[:4])
+        (True, ['method', 'family', 'seed', 'task'])
+        >>> per_method = frame.groupby("method")["finish_h"].max()  # makespans, in hours
+        >>> summary = pd.DataFrame([r.summary() for r in results])  # one row per run
+        >>> list(summary["method"])
+        ['cdf', 'ffd']
+        """
+        import pandas as pd
+
+        labels = {"method": self.method, "family": self.family, "seed": self.seed}
+        if self.solution is None:
+            return pd.DataFrame({k: pd.Series([], dtype=object if k != "seed" else "Int64")
+                                 for k in labels})
+        to_frame = getattr(self.solution, "to_frame", None)
+        if to_frame is None:
+            raise TypeError(f"the solutions of family {self.family!r} have no to_frame() "
+                            "(a plug-in family's solution class may add one)")
+        frame = to_frame(instance) if instance is not None else to_frame()
+        for position, (name, value) in enumerate(labels.items()):
+            frame.insert(position, name, value)
+        return frame
 
     def summary(self) -> dict[str, Any]:
         """JSON-ready summary (without the schedule itself)."""

@@ -7,8 +7,9 @@ is newest that day. ``pyproject.toml`` keeps the lower bounds.
 
     python scripts/lock.py            # writes constraints.txt beside pyproject.toml
 
-Only the dependency closure of ``hybridsched[dev]`` is written (not whatever
-else this environment holds), with environment markers evaluated here.
+Only the dependency closure of ``hybridsched[dev,docs,notebooks]`` is written (the
+extras the README installs with this file; not whatever else this environment
+holds), with environment markers evaluated here.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ def closure(root: str, extras: set[str]) -> dict[str, str]:
 
 def main() -> None:
     """Write the constraints file."""
-    versions = closure("hybridsched", {"dev"})
+    versions = closure("hybridsched", {"dev", "docs", "notebooks"})
     lines = [
         "# The versions the test suite passed with (the README's install command uses them).",
         f"# Written by 'python scripts/lock.py' on {date.today()}, "

@@ -3,7 +3,7 @@
     python scripts/paper_scale_gaps.py                       # every setup, then the table
     python scripts/paper_scale_gaps.py --setups gang-table1 --seeds 3 --time-limit 120
     python scripts/paper_scale_gaps.py --table-only          # gaps.csv from the stores
-    python scripts/paper_scale_gaps.py --readme              # and the README's table from it
+    python scripts/paper_scale_gaps.py --table-only --docs   # and the docs' table from it
 
 Per family, the paper's heuristic and its baselines run on the paper's setup
 (:data:`SETUPS`) together with the family's ``bound`` method (its strong lower
@@ -14,9 +14,10 @@ Dask cluster). Each run's gap is ``(objective - bound) / bound`` to the best
 bound of its instance (:mod:`hybridsched.experiments.tables`); per method the
 table gives the mean gap over the setup's instances (seeds or trace windows)
 with a 95% Student-t interval, the bound's method, and the command that makes
-the row. ``gaps.csv`` in ``--output`` is what the README's table prints
-(``--readme`` rewrites it; ``tests/test_readme_scale_gaps.py`` checks that it
-still does).
+the row. ``gaps.csv`` in ``--output`` is what the table of ``docs/guide/bounds.md``
+prints: its block ``paper-scale-gaps`` of ``scripts/publish_numbers.py``
+(``--docs`` rewrites it; ``tests/test_readme_scale_gaps.py`` and
+``tests/test_published_numbers.py`` check that it still does).
 """
 
 from __future__ import annotations
@@ -35,9 +36,9 @@ import pandas as pd
 from hybridsched.stdio import owned_stdout
 
 ROOT = Path(__file__).resolve().parents[1]
-README = ROOT / "README.md"
 DEFAULT_OUTPUT = ROOT / "results" / "paper-scale"
-START, END = "<!-- paper-scale-gaps:start -->", "<!-- paper-scale-gaps:end -->"
+#: The docs' block that prints ``gaps.csv`` (registered in ``scripts/publish_numbers.py``).
+BLOCK = "paper-scale-gaps"
 
 #: The table's columns, in order (``gaps.csv``).
 COLUMNS = ("family", "setup", "method", "paper", "instances", "bounded", "mean_gap", "ci_low",
@@ -217,7 +218,7 @@ def _method_kind(method: str | None) -> str | None:
 
 
 def render(gaps: pd.DataFrame) -> str:
-    """The README's table from ``gaps.csv``'s rows."""
+    """The docs' table from ``gaps.csv``'s rows."""
     lines = ["| family | setup | method | objective | instances with a bound | mean gap to the "
              "bound [95% interval] | bound's method | command |",
              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
@@ -231,14 +232,15 @@ def render(gaps: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def write_readme(gaps: pd.DataFrame) -> None:
-    """Replace the README's table between its markers."""
-    text = README.read_text()
-    if START not in text or END not in text:
-        raise SystemExit(f"README.md has no {START} ... {END} block")
-    head, rest = text.split(START, 1)
-    _, tail = rest.split(END, 1)
-    README.write_text(f"{head}{START}\n{render(gaps)}\n{END}{tail}")
+def write_docs() -> None:
+    """Rewrite the docs' block of the table from ``results/paper-scale/gaps.csv``."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from publish_numbers import UsageError, publish
+
+    try:
+        publish(only={BLOCK})
+    except UsageError as error:
+        raise SystemExit(f"--docs: {error}") from None
 
 
 def main() -> int:
@@ -253,7 +255,9 @@ def main() -> int:
     parser.add_argument("--scheduler", default=None)
     parser.add_argument("--table-only", action="store_true",
                         help="only gaps.csv from the stores that exist")
-    parser.add_argument("--readme", action="store_true", help="rewrite README.md's table")
+    parser.add_argument("--docs", action="store_true",
+                        help="rewrite the table of docs/guide/bounds.md (from the default "
+                             "--output)")
     args = parser.parse_args()
     # The solver libraries' banners (HiGHS's) are not this script's output.
     with owned_stdout("discard"):
@@ -261,8 +265,11 @@ def main() -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the chosen setups, then write gaps.csv (and the README's table)."""
+    """Run the chosen setups, then write gaps.csv (and the docs' table)."""
     output = Path(args.output)
+    if args.docs and output.resolve() != DEFAULT_OUTPUT:
+        raise SystemExit("--docs: the docs print results/paper-scale/gaps.csv; leave --output "
+                         "out")
     chosen = {name.strip() for name in args.setups.split(",") if name.strip()}
     unknown = chosen - {s.name for s in SETUPS}
     if unknown:
@@ -279,8 +286,8 @@ def run(args: argparse.Namespace) -> int:
     output.mkdir(parents=True, exist_ok=True)
     gaps.to_csv(output / "gaps.csv", index=False)
     print(render(gaps))
-    if args.readme:
-        write_readme(gaps)
+    if args.docs:
+        write_docs()
     return 0
 
 

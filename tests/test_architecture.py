@@ -38,7 +38,7 @@ FAMILY_PREFIXES = (*FAMILIES, "bnp", "bot", "hybrid", "deadline", "sites")
 #: entry points and import none), results, and process-wide services.
 GROUND = {"errors", "family", "catalogue", "registry", "result", "interrupt", "budget", "version",
           "stdio", "progress", "provenance", "readings", "lazy", "backends",
-          "memory", "bound_proof"}
+          "memory", "bound_proof", "seeding"}
 
 #: Every family's folder holds these modules (ARCHITECTURE.md, "one shape for every family").
 FAMILY_FILES = {"__init__.py", "instance.py", "solution.py", "schema.py", "files.py",

@@ -12,6 +12,7 @@ from hybridsched.bot_sites import files
 from hybridsched.bot_sites.bound_check import verify_bound
 from hybridsched.bot_sites.checker import check, evaluate
 from hybridsched.bot_sites.instance import Instance
+from hybridsched.bot_sites.measures import MEASURES
 from hybridsched.family import Family, converters
 
 
@@ -72,5 +73,7 @@ FAMILY = Family(
     strong_bound="hybridsched.models.bot_sites.bound:strong_bound",
     verify_bound=verify_bound,
     objectives=("makespan", "cost"),
+    measures=MEASURES,
+    size_name="BoTs",
     size=lambda instance: instance.n_bots,
 )

@@ -54,8 +54,9 @@ from typing import Literal
 import numpy as np
 
 from hybridsched.bot_sites.instance import Instance
-from hybridsched.errors import InputError
+from hybridsched.errors import InputError, ParameterError
 from hybridsched.io.limits import MAX_TIGHTNESS
+from hybridsched.seeding import RNGLike, resolve_seed
 
 Scenario = Literal["HiHi", "HiLo", "LoHi", "LoLo"]
 
@@ -72,9 +73,10 @@ PRICE_RANGE = (0.027, 0.08)
 
 
 def _range(value: tuple[int, int], option: str) -> tuple[int, int]:
+    """``value`` as ``(lo, hi)``; ``option``: the parameter's name or the flag that gave it."""
     lo, hi = int(value[0]), int(value[1])
     if lo < 1 or hi < lo:
-        raise InputError(f"{option}: need 1 <= A <= B, got {lo}:{hi}")
+        raise ParameterError(option, f"need 1 <= A <= B, got {lo}:{hi}")
     return lo, hi
 
 
@@ -144,10 +146,10 @@ def dag_edges(rng: np.random.Generator, bots: int, dependency: float) -> np.ndar
 
 def generate(*, sites: int = 10, bots: int = 10, tasks_per_bot: tuple[int, int] = (10000, 20000),
              procs_per_site: tuple[int, int] = (64, 128), scenario: str = "HiHi",
-             consistent: bool = False, seed: int = 0, dependency: float = 0.1,
-             private_share: float = 0.3, communication: bool = False, storage: bool = False,
-             hard_limits: bool = False, tightness: float = 0.5, name: str | None = None
-             ) -> Instance:
+             consistent: bool = False, seed: int | None = None, rng: RNGLike = None,
+             dependency: float = 0.1, private_share: float = 0.3, communication: bool = False,
+             storage: bool = False, hard_limits: bool = False, tightness: float = 0.5,
+             name: str | None = None) -> Instance:
     """Generate a seeded instance in the paper's setup (see the module docstring).
 
     Parameters
@@ -161,7 +163,13 @@ def generate(*, sites: int = 10, bots: int = 10, tasks_per_bot: tuple[int, int] 
     consistent:
         Consistent (rows sorted, faster = dearer) or inconsistent matrix.
     seed:
-        Seed of every draw; the same seed gives the same instance.
+        The older name of ``rng`` (an integer seed), kept for existing code;
+        give one or the other.
+    rng:
+        Seed of every draw (see :mod:`hybridsched.seeding`): an integer (>= 0)
+        gives the same instance as ``seed`` did; ``None``, seed 0; a
+        ``numpy.random.Generator`` is consumed by one draw, the seed that is
+        then used, recorded in the instance's name and provenance.
     dependency:
         Probability of an edge between each pair of BoTs (0 for independent).
     private_share:
@@ -174,19 +182,41 @@ def generate(*, sites: int = 10, bots: int = 10, tasks_per_bot: tuple[int, int] 
         Scale of the site limits (smaller is tighter).
     name:
         Instance name (default from the parameters).
+
+    Returns
+    -------
+    Instance
+        The instance; ``provenance["seed"]`` regenerates it.
+
+    Raises
+    ------
+    ParameterError
+        A bad value, naming its parameter (``sites``, ``rng``, ...).
+    TypeError
+        Both ``rng`` and ``seed`` given.
+
+    Examples
+    --------
+    >>> inst = generate(sites=3, bots=4, tasks_per_bot=(5, 20), rng=2)
+    >>> inst.n_sites, inst.n_bots, inst.provenance["seed"]
+    (3, 4, 2)
     """
-    if sites < 1 or bots < 1:
-        raise InputError(f"--sites/--bots: must be >= 1, got {sites} sites and {bots} BoTs")
+    for count, what in ((sites, "sites"), (bots, "bots")):
+        if count < 1:
+            raise ParameterError(what, f"must be >= 1, got {sites} sites and {bots} BoTs")
     if scenario not in SCENARIOS:
-        raise InputError(f"--scenario: must be one of {', '.join(SCENARIOS)}, got {scenario!r}")
+        raise ParameterError("scenario", f"must be one of {', '.join(SCENARIOS)}, "
+                                         f"got {scenario!r}")
     if not 0 <= dependency <= 1:
-        raise InputError(f"--dependency: must be in [0, 1], got {dependency}")
+        raise ParameterError("dependency", f"must be in [0, 1], got {dependency}")
     if not 0 <= private_share <= 1:
-        raise InputError(f"--private-share: must be in [0, 1], got {private_share}")
+        raise ParameterError("private_share", f"must be in [0, 1], got {private_share}")
     if not 0 < tightness <= MAX_TIGHTNESS:
-        raise InputError(f"--tightness: must be > 0 and <= {MAX_TIGHTNESS:g}, got {tightness}")
-    t_lo, t_hi = _range(tasks_per_bot, "--tasks-per-bot")
-    p_lo, p_hi = _range(procs_per_site, "--procs-per-site")
+        raise ParameterError("tightness", f"must be > 0 and <= {MAX_TIGHTNESS:g}, "
+                                          f"got {tightness}")
+    t_lo, t_hi = _range(tasks_per_bot, "tasks_per_bot")
+    p_lo, p_hi = _range(procs_per_site, "procs_per_site")
+    seed = resolve_seed(rng, seed)
     rng = np.random.default_rng(seed)
     etc = etc_matrix(rng, bots, sites, scenario, consistent)
     tasks = rng.integers(t_lo, t_hi + 1, bots)
@@ -263,7 +293,7 @@ PRESETS = {"gmo-table2-inconsistent": table2_inconsistent}
 def preset(name: str) -> Instance:
     """The preset instance called ``name`` (one-line :class:`InputError` if unknown)."""
     if name not in PRESETS:
-        raise InputError(f"--preset: unknown preset {name!r} (known: {', '.join(PRESETS)})")
+        raise ParameterError("preset", f"unknown preset {name!r} (known: {', '.join(PRESETS)})")
     return PRESETS[name]()
 
 

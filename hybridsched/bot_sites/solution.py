@@ -14,11 +14,14 @@ from __future__ import annotations
 import operator
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from hybridsched.bot_sites.instance import Instance
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass(frozen=True, eq=False)
@@ -64,6 +67,64 @@ class Solution:
     def n_blocks(self) -> int:
         """Number of blocks."""
         return len(self.bot)
+
+    def to_frame(self, instance: Instance | None = None) -> pd.DataFrame:
+        """The schedule as a table: one row per block (a run of tasks of one BoT).
+
+        A block is the solution's own unit (a task-level schedule has one
+        block per task), so a schedule of 10^5 tasks stays a short table.
+
+        Parameters
+        ----------
+        instance : Instance, optional
+            The instance scheduled: adds the names, the times and the cost.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns (times in seconds):
+
+            ``block``
+                Block index (solution order).
+            ``bot``, ``site``, ``proc``
+                BoT index, site index, processor number within the site.
+            ``count``
+                Tasks of the block, run back to back.
+            ``start_s``
+                Start of the block's first task.
+
+            With ``instance``, also ``bot_id``, ``site_id``, ``task_s`` (the
+            effective time of one task there), ``end_s`` (``start_s + count
+            x task_s``, as stated: the checker's real times may differ by
+            rounding) and ``cost`` (``count x task_s x`` the site's price per
+            second).
+
+        Examples
+        --------
+        >>> from hybridsched import load_instance, run_method
+        >>> family, inst = load_instance("instances/bot-sites/small-hihi-i-3s-4b.json")
+        >>> result = run_method(family.name, "g-min-min", inst)
+        >>> frame = result.solution.to_frame(inst)
+        >>> len(frame) == result.solution.n_blocks
+        True
+        >>> int(frame["count"].sum()) == int(inst.tasks.sum())  # every task, once
+        True
+        >>> bool(abs(frame["cost"].sum() - result.metrics["cost"]) < 1e-6)
+        True
+        """
+        import pandas as pd
+
+        frame = pd.DataFrame({"block": np.arange(self.n_blocks), "bot": self.bot,
+                              "site": self.site, "proc": self.proc, "count": self.count,
+                              "start_s": self.start})
+        if instance is None:
+            return frame
+        task = instance.p[self.bot, self.site]
+        return frame.assign(
+            bot_id=[instance.bot_ids[k] for k in self.bot.tolist()],
+            site_id=[instance.site_ids[i] for i in self.site.tolist()],
+            task_s=task, end_s=self.start + self.count * task,
+            cost=self.count * task * np.asarray(instance.price, dtype=float)[self.site])
 
     def distribution(self, instance: Instance) -> np.ndarray:
         """``(K, M)`` number of tasks of each BoT on each site (delta_ki)."""
@@ -118,6 +179,8 @@ def from_task_assignments(instance: Instance, bot: Iterable[int], proc: Iterable
     notes:
         Stored on the solution.
 
+    Notes
+    -----
     Consecutive tasks of the same BoT on a processor are merged into one
     block when the second starts where the first ends (within a relative
     ``1e-12``), so a greedy schedule of 10^5 tasks is stored compactly.

@@ -71,8 +71,9 @@ from hybridsched.cli import (  # noqa: F401  (they register commands)
 )
 from hybridsched.cli.app import app
 from hybridsched.cli.clickcompat import Abort, ClickException, NoArgsIsHelpError, UsageError
+from hybridsched.cli.flags import message_for_command_line
 from hybridsched.cli.ui import SETTINGS, Settings, error
-from hybridsched.errors import ClusterError, InfeasibleInstanceError, InputError
+from hybridsched.errors import ClusterError, InfeasibleInstanceError, InputError, ParameterError
 from hybridsched.interrupt import handling_sigint, requested
 from hybridsched.stdio import owned_stdout, quarantined
 
@@ -145,6 +146,8 @@ def _quarantine_bodies(command: Any) -> Any:
 
     Parsing and help texts keep the program's standard output; the bodies,
     where solvers and workers run, do not (:func:`hybridsched.stdio.quarantined`).
+    A library error naming a Python parameter is reported with the command's
+    flag for it (:mod:`hybridsched.cli.flags`): the user typed ``--seed``.
     """
     for sub in getattr(command, "commands", {}).values():
         _quarantine_bodies(sub)
@@ -153,8 +156,11 @@ def _quarantine_bodies(command: Any) -> Any:
 
         @functools.wraps(body)
         def quarantined_body(*args: Any, **kwargs: Any) -> Any:
-            with quarantined():
-                return body(*args, **kwargs)
+            try:
+                with quarantined():
+                    return body(*args, **kwargs)
+            except ParameterError as exc:
+                raise InputError(message_for_command_line(exc, command)) from None
 
         command.callback = quarantined_body
     return command

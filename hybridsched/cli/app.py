@@ -8,13 +8,14 @@ import typer
 from typer.core import TyperGroup
 
 from hybridsched.cli.clickcompat import Context
+from hybridsched.cli.instances import instances_app
 from hybridsched.cli.ui import SETTINGS
 
-#: Commands in the order ``--help`` lists them: make or import an instance, solve
-#: it, check, compare, plot, then reference listings.
-COMMAND_ORDER = ("generate", "import-swf", "import-etc", "import-fta", "simulate", "solve",
-                 "validate", "compare", "certify", "bound", "bench", "campaign", "soft", "report",
-                 "effects", "pareto", "gantt", "tree", "methods", "schema")
+#: Commands in the order ``--help`` lists them: take, make or import an instance,
+#: solve it, check, compare, plot, then reference listings.
+COMMAND_ORDER = ("instances", "generate", "import-swf", "import-etc", "import-fta", "simulate",
+                 "solve", "validate", "compare", "certify", "bound", "bench", "campaign", "soft",
+                 "report", "effects", "pareto", "gantt", "tree", "methods", "schema")
 
 EXIT_CODES = (
     "Exit codes: 0 success; "
@@ -53,6 +54,7 @@ simulate_app = typer.Typer(help="Simulate an online family's scheduler on an ins
                                 "or generator options).", no_args_is_help=True,
                            epilog=EXIT_CODES, rich_markup_mode=None)
 app.add_typer(simulate_app, name="simulate")
+app.add_typer(instances_app, name="instances")
 
 
 def _show_version(value: bool) -> None:

@@ -39,7 +39,8 @@ def bench(
     time_limit: ExactTimeLimit = 60.0,
     library: Annotated[Path | None, typer.Option(
         help="Library folder (default: $HYBRIDSCHED_INSTANCES, else the checkout's "
-             "instances/).", show_default=False)] = None,
+             "instances/, else the installed copy: 'hybridsched instances list').",
+        show_default=False)] = None,
     serial: Serial = False,
     workers: Workers = None,
     scheduler: Scheduler = None,
@@ -52,6 +53,12 @@ def bench(
     optimum recorded in each file (see 'hybridsched certify --record'), else
     to the best proven value or bound. Runs go through the campaign engine:
     interrupted, the same command resumes where it stopped.
+
+    The leaderboard names the objective and its unit; wins are the instances
+    where a method's value is the best of all methods' (a tie is a win for
+    every tied method); times are seconds rounded to the machine's timing
+    noise (leaderboard.csv and --json keep every digit). Lines under the
+    table say so.
     """
     from hybridsched.io.inputs import check_readable
 
@@ -76,21 +83,25 @@ def bench(
                             progress=display.update)
     records = outcome.leaderboard.to_dict("records")
     if as_json:
-        ui.echo(dumps_strict({"family": family, "tier": tier, "leaderboard": records,
+        ui.echo(dumps_strict({"family": family, "tier": tier, "objective": outcome.objective,
+                              "leaderboard": records,
                               "produced_by": provenance(),
                               "references": outcome.references,
                               "files": [str(p) for p in outcome.files]}))
     else:
-        _print(records, f"{family} {tier}: leaderboard")
+        _print(outcome.leaderboard, f"{family} {tier}: leaderboard on the {outcome.objective}",
+               outcome.objective)
         ui.note("wrote " + ", ".join(str(p) for p in outcome.files))
 
 
-def _print(records: list[dict[str, Any]], title: str) -> None:
-    from hybridsched.experiments.bench import LEADERBOARD
+def _print(board: Any, title: str, objective: str) -> None:
+    from hybridsched.experiments.bench import legend, shown_leaderboard
 
+    shown = shown_leaderboard(board)
     table = ui.new_table(title)
-    for heading in LEADERBOARD.values():
-        table.add_column(heading)
-    for row in records:
-        table.add_row(*(ui.fmt(row[key], gap=key.endswith("gap")) for key in LEADERBOARD))
+    for heading in shown.columns:
+        table.add_column(heading, justify="left" if heading == "method" else "right")
+    for row in shown.itertuples(index=False):
+        table.add_row(*(ui.fmt(cell) for cell in row))
     ui.print_table(table)
+    ui.print_legend(legend(objective))

@@ -82,10 +82,16 @@ def bound(
 
 
 def _print(summaries: list[dict[str, Any]]) -> None:
+    from hybridsched.io.display import objective_label, seconds_column
+
     table = ui.new_table("bound: lower bounds recomputed from their proofs")
     for column in ("instance", "objective", "lower bound", "method", "time (s)"):
-        table.add_column(column)
-    for item in summaries:
-        table.add_row(item["instance"], item["objective"], ui.fmt(item["bound"]),
-                      item["method"], ui.fmt(round(item["runtime_s"] + item["verify_s"], 1)))
+        table.add_column(column, justify="right" if column in ("lower bound", "time (s)")
+                         else "left")
+    times = seconds_column(item["runtime_s"] + item["verify_s"] for item in summaries)
+    for item, time in zip(summaries, times, strict=True):
+        table.add_row(item["instance"], objective_label(item["family"], item["objective"]),
+                      ui.fmt(item["bound"]), item["method"], time)
     ui.print_table(table)
+    ui.print_legend(("time (s) = computing the bound and recomputing it from its proof, "
+                     "rounded to the machine's timing noise",))

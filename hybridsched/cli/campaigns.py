@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -10,7 +11,7 @@ import typer
 
 from hybridsched.cli import ui
 from hybridsched.cli.app import EXIT_CODES, app
-from hybridsched.cli.options import Scheduler, Serial, Workers, check_run_mode
+from hybridsched.cli.options import Scheduler, Serial, Workers, check_run_mode, finite
 from hybridsched.errors import InputError
 from hybridsched.io.inputs import check_readable
 from hybridsched.io.outputs import (
@@ -191,9 +192,12 @@ def _print_summary(summary: dict[str, Any], as_json: bool) -> None:
 
         ui.echo(dumps_strict(summary))
         return
+    from hybridsched.io.display import seconds
+
     statuses = ", ".join(f"{n} {status}" for status, n in summary["statuses"].items())
     where = (f"{summary['mode']} ({summary['workers']} workers, started in "
-             f"{summary['startup_s']:.1f} s)" if summary["mode"] != "serial" else "serial")
+             f"{seconds(summary['startup_s'], unit=True)})" if summary["mode"] != "serial"
+             else "serial")
     if summary["speedup"] is not None and summary["mode"] != "serial":
         where += f", {summary['speedup']:.2f}x the runs' serial time"
     if summary["mode_note"]:
@@ -201,7 +205,7 @@ def _print_summary(summary: dict[str, Any], as_json: bool) -> None:
     ui.echo(f"campaign {summary['name']}: {summary['planned']} runs planned, "
             f"{summary['stored_before']} already stored, {summary['ran']} run"
             + (f" ({statuses})" if statuses else "")
-            + f" in {summary['elapsed_s']:.1f} s on {where}")
+            + f" in {seconds(summary['elapsed_s'], unit=True)} on {where}")
     ui.echo(f"results: {summary['output']} (pandas.read_parquet reads it; "
             f"'hybridsched report {summary['output']} -o DIR' draws the report)")
     failed = summary["statuses"].get("failed", 0)
@@ -222,7 +226,8 @@ def report(
 ) -> None:
     """Write report.md and report.html (plots embedded) and PNG plots of a result store.
 
-    Per family: a summary per method (runs, solved, gaps, wins, run times),
+    Per family: a summary per method (runs, solved, gaps, wins: problems where
+    a method's value is the best, a tie a win for each tied method; run times),
     performance profiles on the objective and on run time, gap box plots,
     run time against instance size with the fitted exponent, makespan/cost
     points with their non-dominated set, and with --gantt a Gantt chart.
@@ -243,6 +248,14 @@ def report(
                            gantt=gantt, load_instance_for=load_row_instance)
     ui.note(f"wrote {len(written)} files in {folder}: "
             + ", ".join(p.name for p in written[:4]) + (", ..." if len(written) > 4 else ""))
+
+
+class ClaimKind(StrEnum):
+    """What a paper's figure claims (:data:`hybridsched.experiments.verdicts.KINDS`)."""
+
+    DIFFERENCE = "difference"
+    LEVEL = "level"
+    DIRECTION = "direction"
 
 
 @app.command(epilog=EXIT_CODES,
@@ -270,6 +283,16 @@ def effects(
         "--plot", show_default=False, help="Also draw the effects with their intervals "
                                            "(a forest plot) into this PNG, SVG or PDF.")]
     = None,
+    paper_figure: Annotated[float | None, typer.Option(
+        "--paper-figure", callback=finite(), show_default=False,
+        help="The paper's figure for every compared method, signed as method - baseline in "
+             "the table's unit (e.g. -32.73 for '32.73% fewer'): adds each row's verdict.")]
+    = None,
+    claim_kind: Annotated[ClaimKind | None, typer.Option(
+        "--claim-kind", show_default=False,
+        help="What --paper-figure claims: difference (an effect of that size and sign, the "
+             "default), level (a value, e.g. 0 for 'similar') or direction (only its "
+             "sign).")] = None,
     as_csv: Annotated[bool, typer.Option("--csv", help="Print CSV.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON records (strict JSON).")]
     = False,
@@ -281,9 +304,14 @@ def effects(
     the baseline by default) with its 95% Student-t interval, and the
     instances the method wins, loses and ties. An interval that excludes 0
     is a difference the seeds support; one run is never evidence.
+
+    With --paper-figure, each row's verdict places its interval against the
+    paper's figure (reproduced, direction only, inconclusive, not reproduced,
+    contradicted; hybridsched.experiments.verdicts holds the rule).
     """
     if as_csv and as_json:
         raise typer.BadParameter("give --csv or --json, not both", param_hint="'--json'")
+    kind = _claim(paper_figure, claim_kind)
     from hybridsched.experiments.store_layout import check_store_folder
 
     check_store_folder(results)  # before the readers (pandas, pyarrow) are imported
@@ -292,23 +320,79 @@ def effects(
     from hybridsched.io.jsonio import dumps_strict
 
     target = None if plot is None else check_output_path(plot, "--plot", kind="plot")
-    table = paired_effects(load_results(results, warn=ui.warn), baseline, measure=measure,
+    runs = load_results(results, warn=ui.warn)
+    table = paired_effects(runs, baseline, measure=measure,
                            larger_is_better=larger_is_better, relative=not absolute,
                            by_setting=by_setting)
+    if paper_figure is not None:
+        from hybridsched.experiments.verdicts import with_verdicts
+
+        table = with_verdicts(table, paper_figure, kind=kind)
+    named = measure_name(runs, measure)
     if target is not None:
         from hybridsched.cli.solving import save_figure
         from hybridsched.plots.effects import plot_effects
 
-        save_figure(plot_effects(table, title=Path(results).name), target)
+        paper = (None if paper_figure is None
+                 else dict.fromkeys(table["method"], paper_figure))
+        save_figure(plot_effects(table, title=Path(results).name, measure=named, paper=paper),
+                    target)
     if as_csv:
         ui.echo(table.to_csv(index=False), end="")
     elif as_json:
         ui.echo(dumps_strict(table.to_dict("records")))
     else:
-        _print_effects(table, larger_is_better)
+        _print_effects(table, larger_is_better, named)
 
 
-def _print_effects(table: Any, larger_is_better: bool) -> None:
+def _claim(figure: float | None, kind: ClaimKind | None) -> str:
+    """The kind of claim ``--paper-figure`` makes, once the pair of options is checked."""
+    from hybridsched.experiments.verdicts import check_claim  # the standard library only
+
+    if figure is None:
+        if kind is not None:
+            raise typer.BadParameter("needs --paper-figure (the figure it qualifies)",
+                                     param_hint="'--claim-kind'")
+        return ClaimKind.DIFFERENCE.value
+    chosen = (kind or ClaimKind.DIFFERENCE).value
+    try:
+        check_claim(figure, chosen)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="'--paper-figure'") from None
+    return chosen
+
+
+def measure_name(runs: Any, measure: str) -> str:
+    """What ``measure`` (a column of the results) is, in words with its unit.
+
+    ``objective``: the objective(s) of the runs (``"rent cost ($)"``);
+    ``metric_<key>``: the family's measure of ``key``; ``gap``: the gap to
+    the reference. A name the families do not know stays as it is.
+    """
+    from hybridsched.experiments.tables import objective_labels
+    from hybridsched.io.display import measure_label
+
+    if measure == "objective":
+        return "; ".join(objective_labels(runs)) or measure
+    if measure == "gap":
+        return "gap to the reference (fraction)"
+    families = runs["family"].dropna().unique() if "family" in runs else []
+    key = measure.removeprefix("metric_")
+    label = measure_label(families[0], key) if len(families) == 1 else None
+    return f"{key}: {label}" if label and label != key else measure
+
+
+#: Under the effects table: what its columns are.
+EFFECTS_LEGEND = (
+    "pairs = instances (and replications) both the method and the baseline ran; mean = the "
+    "mean difference, method - baseline; 95% CI = its Student-t interval (an interval "
+    "without 0 is a difference the seeds support)",
+    "wins, losses, ties = pairs where the method is better than, worse than, or equal to "
+    "(within a relative 1e-9) the baseline; a tie is neither a win nor a loss",
+)
+
+
+def _print_effects(table: Any, larger_is_better: bool, measure: str) -> None:
     if table.empty:
         ui.warn("no method shares an instance with the baseline")
         return
@@ -316,12 +400,14 @@ def _print_effects(table: Any, larger_is_better: bool) -> None:
     unit = first["unit"]
     from rich.text import Text  # labels hold brackets that rich would read as markup
 
-    view = ui.new_table(Text(f"{first['measure']}: method - {first['baseline']}"
+    view = ui.new_table(Text(f"{measure}: method - {first['baseline']}"
                         + (" (% of the baseline)" if unit == "%" else "")
                         + (", larger is better" if larger_is_better else ", smaller is better")))
     settings = table["setting"].nunique() > 1
-    columns = (["setting"] if settings else []) + ["method", "pairs", "mean", "95% CI",
-                                                   "wins", "losses", "ties"]
+    verdicts = "verdict" in table
+    columns = ((["setting"] if settings else []) + ["method", "pairs", "mean", "95% CI",
+                                                    "wins", "losses", "ties"]
+               + (["verdict"] if verdicts else []))
     for column in columns:
         # Labels carry the options that tell readings apart: fold them, never cut them.
         view.add_column(column, justify="left" if column in ("setting", "method") else "right",
@@ -331,6 +417,12 @@ def _print_effects(table: Any, larger_is_better: bool) -> None:
                     if row.pairs > 1 else "")
         cells = ([Text(row.setting)] if settings else []) + [
             Text(row.method), str(row.pairs), f"{row.mean:+.2f}", interval, str(row.wins),
-            str(row.losses), str(row.ties)]
+            str(row.losses), str(row.ties)] + ([row.verdict] if verdicts else [])
         view.add_row(*cells)
     ui.print_table(view)
+    if verdicts:
+        from hybridsched.experiments.verdicts import legend
+
+        ui.print_legend([*EFFECTS_LEGEND, legend(first["claim_kind"], first["paper_figure"])])
+    else:
+        ui.print_legend(EFFECTS_LEGEND)

@@ -89,18 +89,35 @@ def certify(
         raise typer.Exit(1)
 
 
+#: Under certify's table: what its columns mean.
+CERTIFY_LEGEND = (
+    "best known = the best checked schedule's objective; best bound = the best proven lower "
+    "bound; gap = (best known - best bound) / |best bound|",
+    "highs, cpsat = each backend's status and objective; time (s) = its wall-clock time, "
+    "rounded to the machine's timing noise",
+)
+
+
 def _print(summaries: list[dict[str, Any]]) -> None:
+    from hybridsched.io.display import objective_label, seconds_column
+
+    backends = ("highs", "cpsat")
+    runs = [[item["backends"].get(b) for b in backends] for item in summaries]
+    # Both backends' times under the one rounding rule, so that they compare at a glance.
+    times = seconds_column([run["runtime_s"] if run else None for row in runs for run in row],
+                           missing="")
     table = ui.new_table("certify: HiGHS and CP-SAT")
-    for column in ("instance", "verdict", "best known", "best bound", "gap", "highs",
-                   "cpsat"):
-        table.add_column(column)
-    for item in summaries:
+    for column in ("instance", "objective", "verdict", "best known", "best bound", "gap",
+                   "highs", "highs time (s)", "cpsat", "cpsat time (s)"):
+        table.add_column(column, justify="right" if column.startswith(("best", "gap")) or
+                         column.endswith("(s)") else "left")
+    for n, (item, row) in enumerate(zip(summaries, runs, strict=True)):
         cells = []
-        for backend in ("highs", "cpsat"):
-            run = item["backends"].get(backend)
-            cells.append("" if run is None else
-                         f"{run['status']} {ui.fmt(run['objective'])} "
-                         f"({ui.fmt(run['runtime_s'])} s)")
-        table.add_row(item["instance"], item["verdict"], ui.fmt(item["best_known"]),
-                      ui.fmt(item["best_bound"]), ui.fmt(item["gap"], gap=True), *cells)
+        for k, run in enumerate(row):
+            cells += ["" if run is None else f"{run['status']} {ui.fmt(run['objective'])}",
+                      times[2 * n + k]]
+        table.add_row(item["instance"], objective_label(item["family"], item["objective"]),
+                      item["verdict"], ui.fmt(item["best_known"]), ui.fmt(item["best_bound"]),
+                      ui.fmt(item["gap"], gap=True), *cells)
     ui.print_table(table)
+    ui.print_legend(CERTIFY_LEGEND)

@@ -20,7 +20,9 @@ from hybridsched.cli.simulating import (
     generator_options_given,
     show,
     simulate,
+    with_metrics_help,
 )
+from hybridsched.gang.measures import MEASURES
 
 #: Most jobs ``generate gang`` and ``simulate gang`` accept.
 MAX_JOBS = 10**6
@@ -110,6 +112,7 @@ def generate_gang(
 
 
 @simulate_app.command("gang", epilog=EXIT_CODES)
+@with_metrics_help(MEASURES)
 def simulate_gang(
     ctx: typer.Context,
     instance_file: InstanceArgument = None,

@@ -21,9 +21,11 @@ from hybridsched.cli.simulating import (
     generator_options_given,
     show,
     simulate,
+    with_metrics_help,
 )
 from hybridsched.io.inputs import check_readable
 from hybridsched.io.outputs import check_output_path
+from hybridsched.malleable.measures import MEASURES
 
 #: Most jobs ``generate malleable`` and ``simulate malleable`` accept.
 MAX_JOBS = 10**6
@@ -98,6 +100,7 @@ def generate_malleable(
 
 
 @simulate_app.command("malleable", epilog=EXIT_CODES)
+@with_metrics_help(MEASURES)
 def simulate_malleable(
     ctx: typer.Context,
     instance_file: InstanceArgument = None,

@@ -22,11 +22,13 @@ from hybridsched.cli.simulating import (
     save_instance_file,
     show,
     simulate,
+    with_metrics_help,
 )
 from hybridsched.errors import InputError
 from hybridsched.io.inputs import check_readable
 from hybridsched.io.limits import MAX_PULL_UNITS as MAX_UNITS
 from hybridsched.io.outputs import check_output_path
+from hybridsched.pull.measures import MEASURES
 
 
 class Behaviour(StrEnum):
@@ -67,12 +69,30 @@ class Order(StrEnum):
     OLDEST = "oldest"
 
 
+class Thresholds(StrEnum):
+    """Units of q and p (see :mod:`hybridsched.heuristics.pull.promethee_thresholds`)."""
+
+    SIGMA = "sigma"
+    ABSOLUTE = "absolute"
+
+
 class Preference(StrEnum):
     """The paper's preference functions."""
 
     LINEAR = "linear"
     LEVEL = "level"
     GAUSSIAN = "gaussian"
+
+
+def _threshold(text: str | None) -> str | None:
+    """Check ``--q``/``--p`` (one number, or one per criterion) while the line is parsed."""
+    from hybridsched.heuristics.pull.promethee_thresholds import parse_threshold
+
+    try:
+        parse_threshold(text, "x")
+    except InputError as exc:
+        raise typer.BadParameter(str(exc).removeprefix("option --x: ")) from None
+    return text
 
 
 def _dcis(text: str) -> str:
@@ -123,6 +143,7 @@ def generate_pull(
 
 
 @simulate_app.command("pull", epilog=EXIT_CODES)
+@with_metrics_help(MEASURES)
 def simulate_pull(
     ctx: typer.Context,
     instance_file: InstanceArgument = None,
@@ -138,12 +159,17 @@ def simulate_pull(
                                               "(sum 1).")] = "0.6,0.1,0.3",
     targets: Annotated[str, typer.Option(help="promethee: min or max for ECT, price, EEI.")]
     = "max,max,max",
-    q: Annotated[float | None, typer.Option(callback=finite(ge=0), help="promethee: "
-                 "indifference threshold, in standard deviations of the deviations "
-                 "(default: 0 linear, 0.5 level).")] = None,
-    p: Annotated[float | None, typer.Option(callback=finite(ge=0), help="promethee: "
-                 "preference threshold (gaussian: s), in standard deviations (default 1).")]
-    = None,
+    q: Annotated[str | None, typer.Option(callback=_threshold, metavar="Q", help="promethee: "
+                 "indifference threshold, one value or one per criterion (ECT,price,EEI), in "
+                 "the unit --thresholds names (sigma default: 0 linear, 0.5 level; "
+                 "absolute: 0).")] = None,
+    p: Annotated[str | None, typer.Option(callback=_threshold, metavar="P", help="promethee: "
+                 "preference threshold (gaussian: s), one value or one per criterion "
+                 "(sigma default 1; required with --thresholds absolute).")] = None,
+    thresholds: Annotated[Thresholds, typer.Option(help="promethee: unit of --q and --p: "
+                          "sigma (the paper's 'standard deviation of the differences d for "
+                          "all pairs of tasks') or absolute (each criterion's own units: "
+                          "ECT seconds, price money, EEI).")] = Thresholds.SIGMA,
     window: Annotated[float, typer.Option(callback=finite(gt=0, le=1), help="promethee: "
                       "fraction of the queue ranked (the paper's mu).")] = 1.0,
     spread: Annotated[Spread, typer.Option(help="promethee: what sigma is the standard "
@@ -184,8 +210,9 @@ def simulate_pull(
         options["replicas"] = replicas.value
     if method == "promethee":
         options |= {"preference": preference.value, "weights": weights, "targets": targets,
-                    "q": q, "p": p, "window": window, "spread": spread.value,
-                    "noi_max": noi_max.value}
+                    "q": _number_or_list(q), "p": _number_or_list(p), "window": window,
+                    "spread": spread.value, "noi_max": noi_max.value,
+                    "thresholds": thresholds.value}
     elif given_promethee:
         raise InputError(f"option --{given_promethee[0].replace('_', '-')}: only the "
                          "promethee method takes it")
@@ -204,6 +231,11 @@ def simulate_pull(
     bound = lower_bound(instance)
     show(f"{instance.name} - {method}", instance, result, as_json,
          extra={"lower_bound": bound}, rows=[("makespan lower bound", bound)])
+
+
+def _number_or_list(text: str | None) -> float | str | None:
+    """``--q``/``--p`` as the method takes it: a float for one value, the list as typed."""
+    return float(text) if text is not None and "," not in text else text
 
 
 @app.command("import-fta", epilog=EXIT_CODES,

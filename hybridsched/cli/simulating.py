@@ -8,7 +8,8 @@ method and prints its metrics (a table, or one JSON object).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import inspect
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -28,6 +29,26 @@ ScheduleOutput = Annotated[str | None, typer.Option(
     "-o", "--output", help="Write the realised schedule (with its event log) here.")]
 SaveInstance = Annotated[str | None, typer.Option(
     "--save-instance", help="Write the simulated instance here.")]
+
+
+def metrics_help(measures: Mapping[str, Any]) -> str:
+    """What the metrics a simulate command prints mean: ``key = name (unit)``, one sentence.
+
+    From the family's measures (:class:`~hybridsched.family.Measure`), their
+    one owner; ``<x>`` stands for the rest of a key (a DCI, a resource type).
+    """
+    entries = [f"{key.removesuffix('*') + '<x>' if key.endswith('*') else key} = "
+               f"{measure.label.replace('{}', '<x>')}" for key, measure in measures.items()]
+    return ("Printed metrics (the keys of --json): " + "; ".join(entries)
+            + "; runtime_s = wall-clock time of the simulation (s).")
+
+
+def with_metrics_help(measures: Mapping[str, Any]) -> Callable[[Any], Any]:
+    """Add :func:`metrics_help` to a command's help (typer reads the docstring)."""
+    def add(func: Any) -> Any:
+        func.__doc__ = f"{inspect.cleandoc(func.__doc__ or '')}\n\n{metrics_help(measures)}"
+        return func
+    return add
 
 
 def _instance_name(value: str | None) -> str | None:
@@ -127,15 +148,15 @@ def show(title: str, instance: Any, result: Result, as_json: bool,
                               "produced_by": provenance()}))
         _fail_without_schedule(result)
         return
-    table = ui.new_table(title, show_header=False)
-    table.add_column("what")
-    table.add_column("value")
-    for key, value in result.metrics.items():
-        table.add_row(key, ui.fmt(value))
-    table.add_row("runtime_s", ui.fmt(result.runtime_s))
-    for key, value in rows:
-        table.add_row(key, ui.fmt(value) if not isinstance(value, str) else value)
-    ui.print_table(table)
+    from hybridsched.catalogue import get_family
+    from hybridsched.io.display import seconds
+
+    family = get_family(result.family)
+    shown = ui.metric_rows(family, result.metrics)
+    shown.append(("runtime_s", seconds(result.runtime_s), family.measure("runtime_s").label))
+    shown += [(key, ui.fmt(value) if not isinstance(value, str) else value, "")
+              for key, value in rows]
+    ui.print_key_values(title, shown)
     _fail_without_schedule(result)
 
 

@@ -100,6 +100,12 @@ def solve(
     exact method stopped by its time limit returns its incumbent with the
     proven bound and gap (exit code 0). With --json, the document records
     what made it under ``produced_by``, as a solution file written with -o does.
+
+    The table's first column holds the keys of --json; its last names each
+    number in words, with its unit (the objective's: 'hybridsched methods'
+    lists the families; e.g. rent cost ($) for hybrid-deadline, unfinished
+    jobs (count) for gang). Times are seconds rounded to the machine's
+    timing noise.
     """
     from hybridsched.io.jsonio import dumps_strict
     from hybridsched.provenance import provenance
@@ -127,18 +133,10 @@ def solve(
     if as_json:
         ui.echo(dumps_strict({**result.summary(), "produced_by": provenance()}))
     else:
-        table = ui.new_table(f"{instance_file} - {method}", show_header=False)
-        table.add_column("what")
-        table.add_column("value")
-        for key, value in result.summary().items():
-            if key == "metrics":
-                for mkey, mval in value.items():
-                    if isinstance(mval, dict):  # a bound's proof: data for --json, not a cell
-                        mval = "(proof of the bound: see --json or 'hybridsched bound')"
-                    table.add_row(f"  {mkey}", ui.fmt(mval))
-            elif value not in (None, ""):
-                table.add_row(key, ui.fmt(value, gap=key == "gap"))
-        ui.print_table(table)
+        ui.print_key_values(f"{instance_file} - {method}",
+                            ui.result_rows(family, result.summary(), objective))
+        if result.message:
+            ui.echo(f"message: {result.message}")
     if not result.status.has_solution:
         # One line says why (also with --json: standard error is not the document).
         if result.status is Status.INFEASIBLE:
@@ -171,7 +169,7 @@ def validate(instance_file: Instance, solution_file: SolutionFile) -> None:
         ui.error(f"{solution_file}: INVALID ({len(violations)} violations)")
         raise typer.Exit(1)
     evaluation = family.evaluate(instance, solution)
-    ui.echo(f"{solution_file}: valid; {family.objective_name} = {evaluation.objective:g}")
+    ui.echo(f"{solution_file}: valid; {family.objective_label()} = {evaluation.objective:g}")
 
 
 def read_solution(path: Path, family: Any, instance: Any) -> Any:
@@ -225,6 +223,11 @@ def compare(
     naming the file, the method and why); 1 when an instance is infeasible
     (its items are named in the table and on standard error) or a run failed
     otherwise.
+
+    The objective column is headed by what it measures, with its unit
+    (rent cost ($), makespan (s), unfinished jobs (count), ...); times are
+    seconds rounded to the machine's timing noise; lines under the table
+    define the gap and the time. --csv and --json keep full precision.
     """
     if as_csv and as_json:
         raise typer.BadParameter("give --csv or --json, not both", param_hint="'--json'")
@@ -249,7 +252,7 @@ def compare(
         made = provenance()
         ui.echo(dumps_strict([{**row, "produced_by": made} for row in records]))
     else:
-        _print_compare(records)
+        _print_compare(records, objective)
     _end_compare(records, {path.stem: str(path) for path in reversed(files)})
 
 
@@ -278,25 +281,52 @@ def _end_compare(records: list[dict[str, Any]], files: dict[str, str]) -> None:
         raise typer.Exit(1)
 
 
-def _print_compare(records: list[dict[str, Any]]) -> None:
+#: What the columns of compare's table mean, printed under it.
+COMPARE_LEGEND = (
+    "gap = (objective - reference) / |reference|, the reference named in 'gap to'",
+    "time (s) = wall-clock time of the method alone (no file reading or checking), "
+    "rounded to the machine's timing noise",
+)
+
+
+def _print_compare(records: list[dict[str, Any]], objective: str | None = None) -> None:
+    """The comparison as a table whose objective column names its measure and unit.
+
+    One measure for every row: the column is headed by it (``rent cost
+    ($)``); rows of several families: the column is ``objective`` and a
+    column ``objective is`` names each row's.
+    """
+    from hybridsched.io.display import objective_label, seconds_column
+
+    labels = [objective_label(row["family"], objective) for row in records]
+    mixed = len(set(labels)) > 1
     shown = ["instance", "method", "objective", "gap", "reference_kind", "status",
              "runtime_s"]
-    headers = {"reference_kind": "gap to", "runtime_s": "time (s)"}
+    headers = {"reference_kind": "gap to", "runtime_s": "time (s)",
+               "objective": "objective" if mixed or not labels else labels[0]}
     noted = ("infeasible", "no_solution", "failed")
     notes = any(r["status"] in noted for r in records)
     table = ui.new_table()
     for column in shown:
         table.add_column(headers.get(column, column), justify="left" if column in
                          ("instance", "method", "status", "reference_kind") else "right")
+        if column == "objective" and mixed:
+            table.add_column("objective is")
     if notes:
         table.add_column("note")
-    for row in records:
-        cells = [ui.fmt(row[c], gap=c == "gap", digits=3 if c == "runtime_s" else None)
-                 for c in shown]
+    times = seconds_column(row["runtime_s"] for row in records)
+    for row, label, time in zip(records, labels, times, strict=True):
+        cells = []
+        for column in shown:
+            cells.append(time if column == "runtime_s" else ui.fmt(row[column],
+                                                                   gap=column == "gap"))
+            if column == "objective" and mixed:
+                cells.append(label)
         if notes:
             cells.append((row["message"] or "") if row["status"] in noted else "")
         table.add_row(*cells)
     ui.print_table(table)
+    ui.print_legend(COMPARE_LEGEND)
 
 
 @app.command(epilog=EXIT_CODES, short_help="Cost-makespan Pareto front, with the heuristics.")
@@ -343,8 +373,10 @@ def pareto(
     else:
         table = ui.new_table(f"Pareto front of {instance.name}"
                              + ("" if report.complete else " (partial: time limit)"))
+        from hybridsched.io.display import measure_label
+
         for column in ("point", "makespan", "cost", "proven"):
-            table.add_column(column)
+            table.add_column(measure_label(family.name, column) or column)
         for n, point in enumerate(report.front):
             table.add_row(str(n), ui.fmt(point.makespan), ui.fmt(point.cost),
                           str(point.proven))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,6 +86,69 @@ def new_table(title: str | Text | None = None, *, show_header: bool = True) -> T
 def print_table(table: Table) -> None:
     """Print ``table`` on standard output."""
     out_console().print(table)
+
+
+def print_legend(lines: Iterable[str]) -> None:
+    """Lines under a table that say what its columns mean (abbreviations, units, rules)."""
+    for line in lines:
+        echo(line)
+
+
+def print_key_values(title: str, rows: Iterable[tuple[str, str, str]]) -> None:
+    """A header-less table of ``(key, value, meaning)`` rows; the meaning column only when used.
+
+    Keys are those of the ``--json`` document, so that a value can be found
+    in either; the meaning names the number in words, with its unit.
+    """
+    rows = list(rows)
+    table = new_table(title, show_header=False)
+    table.add_column("what")
+    table.add_column("value")
+    meanings = any(meaning for _, _, meaning in rows)
+    if meanings:
+        table.add_column("meaning")
+    for key, value, meaning in rows:
+        table.add_row(key, value, *([meaning] if meanings else []))
+    print_table(table)
+
+
+def metric_rows(family: Any, metrics: dict[str, Any], indent: str = ""
+                ) -> list[tuple[str, str, str]]:
+    """``(key, value, meaning)`` rows of a result's metrics, named from ``family``'s measures."""
+    rows = []
+    for key, value in metrics.items():
+        if isinstance(value, dict):  # a bound's proof: data for --json, not a cell
+            value = "(proof of the bound: see --json or 'hybridsched bound')"
+        measure = family.measure(key)
+        rows.append((f"{indent}{key}", fmt(value), measure.label if measure else ""))
+    return rows
+
+
+def result_rows(family: Any, summary: dict[str, Any], objective: str | None = None
+                ) -> list[tuple[str, str, str]]:
+    """The rows of a result's summary (``Result.summary()``) for :func:`print_key_values`.
+
+    Times follow :mod:`hybridsched.io.display`; the objective, its bound and
+    every metric are named with their unit from ``family``'s measures (the
+    chosen ``objective``, else the one the method says it ``optimised``).
+    The message, a sentence, is left to the caller.
+    """
+    from hybridsched.io.display import seconds
+
+    metrics = summary.get("metrics") or {}
+    optimised = metrics.get("optimised")  # an objective's key, or words ("cost, then ...")
+    chosen = objective or (optimised if optimised in family.objectives else None)
+    label = family.objective_label(chosen)
+    meanings = {"objective": label, "bound": f"proven lower bound on the {label}"}
+    rows = []
+    for key, value in summary.items():
+        if key == "metrics":
+            rows += metric_rows(family, value, indent="  ")
+        elif key != "message" and value not in (None, ""):
+            measure = family.measure(key)
+            text = seconds(value) if key.endswith("_s") else fmt(value, gap=key == "gap")
+            rows.append((key, text, meanings.get(key) or (measure.label if measure else "")))
+    return rows
 
 
 def print_frame(title: str, frame: Any) -> None:

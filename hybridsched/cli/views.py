@@ -71,7 +71,7 @@ def list_methods(
     """List the registered methods of each family."""
     from hybridsched.catalogue import family_names, plugin_failures
     from hybridsched.errors import InputError
-    from hybridsched.registry import method_defaults, methods
+    from hybridsched.registry import method_defaults, methods, shown_default
 
     rows = []
     names = family_names() if family is None else [family]
@@ -84,27 +84,21 @@ def list_methods(
             continue  # a family whose plug-ins all failed: the warnings below name them
         for method in found.values():
             rows.append((name, method.name, "exact" if method.exact else "heuristic",
-                         method.description, method_defaults(method.func) if options else {}))
+                         method.description, method_defaults(method.func) if options else {},
+                         method.option_notes if options else ()))
     widths = [max((len(r[c]) for r in rows), default=0) for c in range(3)]
     for row in rows:
         ui.echo("  ".join(f"{cell:{w}}" for cell, w in zip(row[:3], widths, strict=True))
                 + f"  {row[3]}")
         if options and row[4]:
             ui.echo(" " * (widths[0] + 2) + "options: "
-                    + ", ".join(f"{key}={_shown(value)}" for key, value in row[4].items()))
+                    + ", ".join(f"{key}={shown_default(value)}" for key, value in row[4].items()))
+        for key, note in row[5]:  # the paper's words behind a reading
+            ui.echo(" " * (widths[0] + 4) + f"{key}: {note}")
     for name in names:
         for line in plugin_failures(name):
             ui.warn(line)
 
-
-
-def _shown(value: Any) -> str:
-    """An option's default as it is typed (``a,b`` for a sequence, ``unset`` for None)."""
-    if value is None:
-        return "unset"
-    if isinstance(value, list | tuple):
-        return ",".join(str(v) for v in value)
-    return str(value)
 
 
 def _warn_cut_rows(family: str, instance: Any, solution: Any, max_rows: int) -> None:

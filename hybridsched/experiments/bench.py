@@ -25,21 +25,26 @@ from hybridsched.errors import InputError
 from hybridsched.experiments.campaign import run_campaign
 from hybridsched.experiments.engine import Progress
 from hybridsched.experiments.library import REAL, library_root, tier_files
-from hybridsched.experiments.profiles import performance_profile, summary_table
+from hybridsched.experiments.profiles import TIE_RTOL, performance_profile, summary_table
 from hybridsched.experiments.real_sets import materialise, real_set_files
 from hybridsched.experiments.report import markdown_table, png_bytes
 from hybridsched.experiments.sources import file_source
 from hybridsched.experiments.spec import campaign_from_parts
 from hybridsched.experiments.store_read import load_results
+from hybridsched.experiments.tables import objective_labels, summary_legend
+from hybridsched.io.display import seconds_column
 from hybridsched.io.outputs import atomic_write_bytes, atomic_write_text
 from hybridsched.registry import get_method
 
-#: Leaderboard columns and their headings in the Markdown table.
+#: Leaderboard columns and their headings in the tables people read.
 LEADERBOARD = {
     "method": "method", "runs": "runs", "solved": "solved", "optimal": "proven optimal",
     "mean_gap": "mean gap", "max_gap": "max gap", "inf_gaps": "infinite gaps",
     "wins": "wins", "median_runtime_s": "median time (s)", "mean_runtime_s": "mean time (s)",
 }
+
+#: Leaderboard columns that are times (shown by :func:`~hybridsched.io.display.seconds_column`).
+TIME_COLUMNS = ("median_runtime_s", "mean_runtime_s")
 
 
 @dataclass
@@ -47,6 +52,7 @@ class BenchOutcome:
     """What a bench wrote and found."""
 
     leaderboard: pd.DataFrame
+    objective: str = "objective"
     files: list[Path] = field(default_factory=list)
     references: dict[str, int] = field(default_factory=dict)
     campaign: Any = None
@@ -90,7 +96,28 @@ def run_bench(campaign: Any, output: Path, *, mode: str = "auto", workers: int |
     board = leaderboard(table)
     files = write_leaderboard(board, table, output, title=campaign.description)
     kinds = table.drop_duplicates("instance_hash")["reference_kind"].value_counts()
-    return BenchOutcome(board, files, {str(k): int(v) for k, v in kinds.items()}, summary)
+    return BenchOutcome(board, objective(table), files,
+                        {str(k): int(v) for k, v in kinds.items()}, summary)
+
+
+def objective(table: pd.DataFrame) -> str:
+    """What a bench compared, with its unit (``"unfinished jobs (count)"``; several: joined)."""
+    return "; ".join(objective_labels(table)) or "objective"
+
+
+def legend(objective_label: str) -> list[str]:
+    """The lines under a leaderboard: what wins, gaps and times are."""
+    return summary_legend(objective_label, TIE_RTOL)
+
+
+def shown_leaderboard(board: pd.DataFrame, *, missing: str = "-") -> pd.DataFrame:
+    """The leaderboard as text cells under their headings: gaps in percent, times rounded."""
+    shown = board.astype(object).copy()
+    for column in ("mean_gap", "max_gap"):
+        shown[column] = [_percent(v) for v in shown[column]]
+    for column in TIME_COLUMNS:
+        shown[column] = seconds_column(shown[column], missing=missing)
+    return shown.rename(columns=LEADERBOARD)
 
 
 def leaderboard(table: pd.DataFrame) -> pd.DataFrame:
@@ -112,21 +139,20 @@ def write_leaderboard(board: pd.DataFrame, table: pd.DataFrame, output: Path, *,
     """``leaderboard.md``, ``leaderboard.csv`` and ``profile.png`` in ``output`` (atomically)."""
     from hybridsched.plots.profiles import plot_performance_profile
 
-    shown = board.rename(columns=LEADERBOARD)
-    for column in ("mean gap", "max gap"):
-        shown[column] = [_percent(v) for v in shown[column]]
-    for column in ("median time (s)", "mean time (s)"):
-        shown[column] = [f"{v:.3g}" if pd.notna(v) else "" for v in shown[column]]
+    shown = shown_leaderboard(board, missing="")
     kinds = table.drop_duplicates("instance_hash")["reference_kind"].value_counts()
     note = ", ".join(f"{count} {kind}" for kind, count in kinds.items())
     count = table["instance_hash"].nunique()
-    markdown = (f"# hybridsched bench: {title}\n\n{count} instances; gaps to the "
-                f"references ({note}).\n\n{markdown_table(shown)}\n")
+    compared = objective(table)
+    lines = "\n".join(f"- {line}" for line in legend(compared))
+    markdown = (f"# hybridsched bench: {title}\n\n{count} instances, compared on the "
+                f"{compared}; gaps to the references ({note}).\n\n{markdown_table(shown)}"
+                f"\n\n{lines}\n")
     written = [output / "leaderboard.md", output / "leaderboard.csv", output / "profile.png"]
     atomic_write_text(written[0], markdown)
     atomic_write_text(written[1], board.to_csv(index=False))
     figure = plot_performance_profile(performance_profile(table, "objective"),
-                                      title=title)
+                                      title=title, measure=compared, instances=count)
     atomic_write_bytes(written[2], png_bytes(figure))
     return written
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from hybridsched.errors import InputError
+from hybridsched.errors import InputError, ParameterError
 from hybridsched.experiments.campaign_model import MethodEntry
 from hybridsched.experiments.engine import Progress, execute
 from hybridsched.experiments.runner import FAILED
@@ -25,6 +25,7 @@ from hybridsched.experiments.spec import campaign_from_parts
 from hybridsched.experiments.tables import add_gaps
 from hybridsched.registry import check_options, check_run_settings, get_method
 from hybridsched.registry import methods as registered_methods
+from hybridsched.seeding import RNGLike, resolve_seed
 
 #: Columns of the comparison table, in order.
 COLUMNS = [
@@ -35,6 +36,9 @@ COLUMNS = [
 #: How a failed run's message starts when the run found its input unusable: the engine
 #: records what a run raised as ``"Type: last line"`` (:func:`runner.last_line`).
 BAD_INPUT = f"{InputError.__name__}: "
+#: The same for every kind of :class:`InputError` a run may raise (a library error that
+#: names its parameter is one).
+BAD_INPUTS = tuple(f"{kind.__name__}: " for kind in (InputError, ParameterError))
 
 
 @dataclass(frozen=True)
@@ -60,9 +64,9 @@ def failures(records: Sequence[dict[str, Any]]) -> list[Failure]:
         if row.get("status") != FAILED:
             continue
         message = str(row.get("message") or "").strip() or "no reason recorded"
-        bad = message.startswith(BAD_INPUT)
+        kind = next((k for k in BAD_INPUTS if message.startswith(k)), None)
         found.append(Failure(str(row.get("instance")), str(row.get("method")),
-                             message.removeprefix(BAD_INPUT) if bad else message, bad))
+                             message.removeprefix(kind) if kind else message, kind is not None))
     return found
 
 
@@ -88,7 +92,8 @@ def compare(
     method_names: Sequence[str] | None = None,
     *,
     time_limit: float | None = None,
-    seed: int = 0,
+    rng: RNGLike = None,
+    seed: int | None = None,
     objective: str | None = None,
     on_start: Callable[[int], None] | None = None,
     progress: Progress | None = None,
@@ -97,6 +102,8 @@ def compare(
     backend: str | None = None,
 ) -> pd.DataFrame:
     """Solve every instance with every method; one row per instance x method.
+
+    Also ``hybridsched.compare``.
 
     Parameters
     ----------
@@ -107,8 +114,13 @@ def compare(
         family). An empty list is an error.
     time_limit:
         Time limit in seconds of every run.
+    rng:
+        The seed of every method (:mod:`hybridsched.seeding`): an integer
+        (>= 0), ``None`` (seed 0) or a ``numpy.random.Generator``, from which
+        one seed is drawn (the generator advances by that draw) for every
+        run.
     seed:
-        Seed passed to every method.
+        The older name of ``rng`` (an integer); give one or the other.
     objective:
         For families with several objectives (bot-sites: ``"cost"``), passed
         to every method; the table then reports that objective's values.
@@ -131,10 +143,31 @@ def compare(
         Before anything runs: a bad file, an unknown method, an option a
         method does not take, a bad seed or time limit, or an empty
         ``method_names``.
+    TypeError
+        Both ``rng`` and ``seed`` given.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per instance and method, columns :data:`COLUMNS`:
+        ``instance`` (the file's stem), ``family``, ``method``, ``status``,
+        ``objective`` (the family's objective, in its unit: $ for
+        hybrid-deadline, seconds or $ for bot-sites ...), ``reference`` and
+        ``reference_kind`` (the optimum or bound the ``gap`` is measured
+        against), ``gap`` (relative, 0.05 is 5 %), ``bound`` (the method's
+        own), ``runtime_s`` (seconds) and ``message``. Missing values are
+        ``None``.
+
+    Examples
+    --------
+    >>> table = compare(["instances/hybrid-deadline/small-01.json"], ["cdf", "ffd"], rng=0)
+    >>> table[["method", "status"]].to_dict("records")  # doctest: +NORMALIZE_WHITESPACE
+    [{'method': 'cdf', 'status': 'feasible'}, {'method': 'ffd', 'status': 'feasible'}]
     """
     if method_names is not None and not list(method_names):
-        raise InputError("--methods: no method given")
-    time_limit = check_run_settings(seed, time_limit)
+        raise ParameterError("method_names", "no method given")
+    time_limit = check_run_settings(None, time_limit)
+    seed = resolve_seed(rng, seed)
     options = {} if objective is None else {"objective": objective}
     sources = [file_source(path) for path in paths]  # fails fast on bad files
     entries = _entries([s.family for s in sources], method_names, options, time_limit, seed,

@@ -7,8 +7,10 @@ known with bounds). The small tier (the bundled instances) sits in the
 family's folder itself, so that ``instances/<family>/*.json`` stays the
 bundled set; the other tiers sit in subfolders named after them
 (``instances/gang/tiny/tiny-00.json``), the real-data recipes in ``real/``. The library is the
-repository's ``instances/`` folder, or the folder in the environment
-variable :data:`LIBRARY_VARIABLE`.
+folder in the environment variable :data:`LIBRARY_VARIABLE`, else the checkout's
+``instances/`` when the package runs from a checkout, else the copy an
+installed wheel carries in ``hybridsched/bundled/`` (:func:`shipped_folder`;
+``examples/`` likewise).
 
 This module reads only JSON headers: it imports no solver and no pandas.
 """
@@ -16,7 +18,7 @@ This module reads only JSON headers: it imports no solver and no pandas.
 from __future__ import annotations
 
 import os
-from importlib import import_module
+from importlib import import_module, resources
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +34,9 @@ REAL = "real"
 
 #: Environment variable naming another library folder.
 LIBRARY_VARIABLE = "HYBRIDSCHED_INSTANCES"
+
+#: Where a wheel carries ``instances/`` and ``examples/`` inside the package (setup.py).
+BUNDLED = "bundled"
 
 
 #: Where each built-in family's ``tiny_instance(seed)`` lives: random tiny instances, a
@@ -55,14 +60,42 @@ def tiny_instance(family: str, seed: int) -> Any:
     return import_module(TINY_GENERATORS[family]).tiny_instance(seed)
 
 
+def shipped_folder(name: str) -> Path | None:
+    """The ``instances`` or ``examples`` folder that came with the package, if any.
+
+    The checkout's own folder when the package runs from a checkout (an
+    editable install, ``PYTHONPATH``), so that edits there count; else the
+    copy in the installed package (``hybridsched/bundled/<name>``).
+    """
+    checkout = Path(__file__).resolve().parents[2]
+    if (checkout / "pyproject.toml").is_file() and (checkout / name).is_dir():
+        return checkout / name
+    bundled = resources.files("hybridsched").joinpath(BUNDLED, name)
+    # Files are handed to users and solvers by path: a package in a zip has none to give.
+    return Path(str(bundled)) if isinstance(bundled, Path) and bundled.is_dir() else None
+
+
 def library_root(root: str | Path | None = None) -> Path:
-    """The library folder: ``root``, else ``$HYBRIDSCHED_INSTANCES``, else the repository's."""
+    """The library folder: ``root``, else ``$HYBRIDSCHED_INSTANCES``, else the shipped one."""
     chosen = root or os.environ.get(LIBRARY_VARIABLE)
-    folder = Path(chosen) if chosen else Path(__file__).resolve().parents[2] / "instances"
+    folder = Path(chosen) if chosen else shipped_folder("instances")
+    if folder is None:
+        raise InputError(f"no benchmark library: this installation has neither a checkout's "
+                         f"instances/ nor a bundled copy (set {LIBRARY_VARIABLE} to a "
+                         f"library folder)")
     if not folder.is_dir():
-        where = "--library" if root else LIBRARY_VARIABLE if chosen else "the repository"
+        where = "--library" if root else LIBRARY_VARIABLE
         raise InputError(f"{folder}: no benchmark library there (from {where}; set "
                          f"{LIBRARY_VARIABLE} or pass --library to a checkout's instances/)")
+    return folder
+
+
+def examples_root() -> Path:
+    """The ``examples`` folder: the checkout's, else the installed package's copy."""
+    folder = shipped_folder("examples")
+    if folder is None:
+        raise InputError("no examples folder: this installation has neither a checkout's "
+                         "examples/ nor a bundled copy")
     return folder
 
 

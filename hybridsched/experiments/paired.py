@@ -13,6 +13,9 @@ pair only when they measure the same objective (``objective_name``: a
 malleable run under policy B reports ``penalised_b``). Runs without a finite
 value of the measure (failed, no solution) are left out of the pairs they
 belong to, and the table says how many pairs each comparison has.
+
+The rule that places an interval against a paper's figure (reproduced,
+inconclusive, ...) is :mod:`hybridsched.experiments.verdicts`.
 """
 
 from __future__ import annotations
@@ -23,16 +26,8 @@ import re
 import numpy as np
 import pandas as pd
 
-from hybridsched.errors import InputError
+from hybridsched.errors import InputError, ParameterError
 
-#: Two-sided 95% Student-t quantiles (0.975) by degrees of freedom; larger ones are
-#: interpolated in 1/df towards the normal 1.959964 (error below 1e-3 past 30).
-_T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306,
-         9: 2.262, 10: 2.228, 11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131,
-         16: 2.120, 17: 2.110, 18: 2.101, 19: 2.093, 20: 2.086, 21: 2.080, 22: 2.074,
-         23: 2.069, 24: 2.064, 25: 2.060, 26: 2.056, 27: 2.052, 28: 2.048, 29: 2.045,
-         30: 2.042, 40: 2.021, 60: 2.000, 120: 1.980}
-_Z975 = 1.959964
 #: Relative difference below which two values tie.
 TIE_TOL = 1e-9
 #: The columns of :func:`paired_effects`' table.
@@ -42,18 +37,21 @@ _SEED = re.compile(r"\s*\bseed=\d+")
 
 
 def t_quantile_975(df: int) -> float:
-    """The 0.975 quantile of Student's t with ``df`` degrees of freedom (``df >= 1``)."""
+    """The 0.975 quantile of Student's t with ``df`` degrees of freedom (``df >= 1``).
+
+    The half-width of a two-sided 95% interval is this times the standard
+    error; ``scipy.stats.t.ppf`` computes it.
+
+    Examples
+    --------
+    >>> round(t_quantile_975(9), 4)
+    2.2622
+    """
     if df < 1:
         raise ValueError(f"degrees of freedom must be >= 1, got {df}")
-    if df in _T975:
-        return _T975[df]
-    known = sorted(_T975)
-    lower = max(k for k in known if k < df) if df < known[-1] else known[-1]
-    upper = min((k for k in known if k > df), default=math.inf)
-    t_low, t_up = _T975[lower], _T975.get(upper, _Z975)
-    # Linear in 1/df between the tabulated points (1/inf = 0 gives the normal quantile).
-    w = (1 / lower - 1 / df) / (1 / lower - (0 if math.isinf(upper) else 1 / upper))
-    return t_low + w * (t_up - t_low)
+    from scipy.stats import t
+
+    return float(t.ppf(0.975, df))
 
 
 def measures(runs: pd.DataFrame) -> list[str]:
@@ -99,22 +97,8 @@ def paired_effects(runs: pd.DataFrame, baseline: str, *, measure: str = "objecti
         empty with fewer than 2 pairs), ``wins``/``losses``/``ties`` of the
         method against the baseline, and both sides' mean values.
     """
-    if runs.empty:
-        raise InputError("the result store has no runs to compare")
-    usable = measures(runs)
-    if measure not in usable:
-        raise InputError(f"measure {measure!r} is not a numeric column of the results "
-                         f"(choose from: {', '.join(usable)})")
-    label = _baseline_label(runs, baseline)
-    table = runs.assign(
-        setting=[setting_of(s) for s in runs["instance_source"]] if by_setting else "all",
-        value=pd.to_numeric(runs[measure], errors="coerce"))
-    table = table[np.isfinite(table["value"].to_numpy(dtype=float))]
-    names = table["objective_name"] if "objective_name" in table else pd.Series("", table.index)
-    table = table.assign(objective_name=names.fillna("").astype(str))
-    # Objectives of different names (a policy choosing its own) never pair.
-    keys = ["instance_hash", "replication"] + (["objective_name"] if measure == "objective"
-                                               else [])
+    table, keys = _paired_values(runs, measure, by_setting)
+    label = _label(runs, baseline)
     rows = []
     for setting, part in sorted(table.groupby("setting"), key=lambda item: _natural(item[0])):
         wide = part.pivot_table(index=keys, columns="method", values="value",
@@ -130,33 +114,99 @@ def paired_effects(runs: pd.DataFrame, baseline: str, *, measure: str = "objecti
     return pd.DataFrame(rows, columns=list(COLUMNS))
 
 
+def paired_differences(runs: pd.DataFrame, baseline: str, method: str, *,
+                       measure: str = "objective", relative: bool = True) -> pd.DataFrame:
+    """The differences one row of :func:`paired_effects` averages, pair by pair.
+
+    For the seed rule of :func:`hybridsched.experiments.verdicts.until_stable`,
+    whose halves are taken in seed order. ``runs`` should hold one setting
+    (filter it first, e.g. by ``instance_source``): pairs are not split by
+    setting here.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per pair of ``method`` and ``baseline`` (labels or names with a
+        single label): ``instance_source``, ``setting``, ``instance_hash``,
+        ``replication`` and ``difference`` (method minus baseline, as in
+        :func:`paired_effects`), in the natural order of the instance source
+        (``seed=2`` before ``seed=10``), then of the replication.
+    """
+    table, keys = _paired_values(runs, measure, False)
+    base_label, label = _label(runs, baseline), _label(runs, method, "method")
+    columns = ["instance_source", "setting", "instance_hash", "replication", "difference"]
+    wide = table.pivot_table(index=keys, columns="method", values="value", aggfunc="first")
+    if base_label not in wide or label not in wide:
+        return pd.DataFrame(columns=columns)
+    pair = wide[[base_label, label]].dropna()
+    keep, diff = _differences(pair[base_label].to_numpy(), pair[label].to_numpy(), relative)
+    index = pair.index[keep]
+    sources = table.groupby(keys)["instance_source"].first().reindex(index).astype(str)
+    out = pd.DataFrame({"instance_source": sources.to_numpy(),
+                        "setting": [setting_of(s) for s in sources],
+                        "instance_hash": index.get_level_values("instance_hash"),
+                        "replication": index.get_level_values("replication"),
+                        "difference": diff})
+    order = sorted(range(len(out)), key=lambda k: (_natural(out["instance_source"].iat[k]),
+                                                   _natural(out["replication"].iat[k])))
+    return out.iloc[order].reset_index(drop=True)[columns]
+
+
+def _paired_values(runs: pd.DataFrame, measure: str,
+                   by_setting: bool) -> tuple[pd.DataFrame, list[str]]:
+    """The runs with a finite ``value`` of ``measure`` and their ``setting``; the pairing keys."""
+    if runs.empty:
+        raise InputError("the result store has no runs to compare")
+    usable = measures(runs)
+    if measure not in usable:
+        raise InputError(f"measure {measure!r} is not a numeric column of the results "
+                         f"(choose from: {', '.join(usable)})")
+    table = runs.assign(
+        setting=[setting_of(s) for s in runs["instance_source"]] if by_setting else "all",
+        value=pd.to_numeric(runs[measure], errors="coerce"))
+    table = table[np.isfinite(table["value"].to_numpy(dtype=float))]
+    names = table["objective_name"] if "objective_name" in table else pd.Series("", table.index)
+    table = table.assign(objective_name=names.fillna("").astype(str))
+    # Objectives of different names (a policy choosing its own) never pair.
+    keys = ["instance_hash", "replication"] + (["objective_name"] if measure == "objective"
+                                               else [])
+    return table, keys
+
+
+def _differences(base: np.ndarray, other: np.ndarray,
+                 relative: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Which pairs count (a 0 baseline pairs only with a 0), and their differences."""
+    if not relative:
+        return np.ones(len(base), dtype=bool), other - base
+    keep = (base != 0) | (other == 0)
+    base, other = base[keep], other[keep]
+    diff = np.where(base != 0, (other - base) / np.abs(np.where(base != 0, base, 1)), 0.0)
+    return keep, diff * 100.0
+
+
 def _natural(text: object) -> list[object]:
     """Sort key reading the numbers in ``text`` as numbers (``jobs=200`` before ``jobs=1600``)."""
     return [(0, float(part), "") if re.fullmatch(r"\d+(\.\d+)?", part) else (1, 0.0, part)
             for part in re.split(r"(\d+(?:\.\d+)?)", str(text)) if part]
 
 
-def _baseline_label(runs: pd.DataFrame, baseline: str) -> str:
+def _label(runs: pd.DataFrame, name: str, parameter: str = "baseline") -> str:
+    """The ``method`` label ``name`` is: itself, or the one label of a method of that name."""
     labels = list(dict.fromkeys(runs["method"].astype(str)))
-    if baseline in labels:
-        return baseline
-    named = [m for m in labels if m.split("[", 1)[0] == baseline]
+    if name in labels:
+        return name
+    named = [m for m in labels if m.split("[", 1)[0] == name]
     if len(named) == 1:
         return named[0]
-    why = (f"method {baseline!r} has {len(named)} labels, give one" if named
-           else f"no run has method {baseline!r}")
-    raise InputError(f"--baseline: {why} (labels: {', '.join(labels)})")
+    why = (f"method {name!r} has {len(named)} labels, give one" if named
+           else f"no run has method {name!r}")
+    raise ParameterError(parameter, f"{why} (labels: {', '.join(labels)})")
 
 
 def _effect(setting: str, method: str, baseline: str, measure: str, base: np.ndarray,
             other: np.ndarray, larger_is_better: bool, relative: bool) -> dict[str, object]:
-    if relative:
-        keep = (base != 0) | (other == 0)
-        base, other = base[keep], other[keep]
-        diff = np.where(base != 0, (other - base) / np.abs(np.where(base != 0, base, 1)), 0.0)
-        diff = diff * 100.0
-    else:
-        diff = other - base
+    keep, diff = _differences(base, other, relative)
+    base, other = base[keep], other[keep]
     scale = np.maximum(1.0, np.abs(base))
     tie = np.abs(other - base) <= TIE_TOL * scale
     better = (other > base) if larger_is_better else (other < base)
@@ -170,24 +220,3 @@ def _effect(setting: str, method: str, baseline: str, measure: str, base: np.nda
             "ties": int(tie.sum()),
             "baseline_mean": float(base.mean()) if n else math.nan,
             "method_mean": float(other.mean()) if n else math.nan}
-
-
-#: Verdicts of :func:`verdict`, from the strongest.
-VERDICTS = ("reproduced", "direction only", "not reproduced")
-
-
-def verdict(ci_low: float, ci_high: float, paper: float) -> str:
-    """How a paired effect's 95% interval stands to the figure a paper reports for it.
-
-    ``reproduced``: the interval holds the paper's figure; ``direction
-    only``: it excludes 0 on the paper's side but not the figure; ``not
-    reproduced``: it holds 0 (no difference shown) or lies on the other side.
-    An effect without an interval (one pair) is never reproduced.
-    """
-    if not (math.isfinite(ci_low) and math.isfinite(ci_high)):
-        return "not reproduced"
-    if ci_low <= paper <= ci_high:
-        return "reproduced"
-    if (paper > 0 and ci_low > 0) or (paper < 0 and ci_high < 0):
-        return "direction only"
-    return "not reproduced"

@@ -33,11 +33,14 @@ import pandas as pd
 from hybridsched.errors import InputError
 from hybridsched.experiments.profiles import (
     PROBLEM,
+    TIE_RTOL,
     performance_profile,
     require_columns,
     solved_mask,
     summary_table,
 )
+from hybridsched.experiments.tables import objective_labels, summary_legend
+from hybridsched.io.display import objective_label, seconds_column
 from hybridsched.io.outputs import atomic_write_bytes, atomic_write_text
 from hybridsched.plots import gantt as gantt_plots
 from hybridsched.plots import pareto as pareto_plots
@@ -212,12 +215,16 @@ def _family_section(family: str, runs: pd.DataFrame, gantt: bool,
                     loader: InstanceLoader | None) -> list[_Block]:
     solved = solved_mask(runs)
     methods = runs["method"].unique()
+    labels = objective_labels(runs)
+    compared = "; ".join(labels) or "objective"
     blocks: list[_Block] = [
         _Heading(2, family),
         _Text(f"{len(runs)} runs: {runs['instance_hash'].nunique()} instances, "
               f"{runs['method'].nunique()} methods ({', '.join(map(str, methods))}); "
               f"statuses: {_counts(runs['status'])}."),
         _Table(_format_summary(summary_table(runs))),
+        *(_Text(line[:1].upper() + line[1:] + ".") for line in summary_legend(compared,
+                                                                              TIE_RTOL)),
     ]
     kinds = runs["reference_kind"].value_counts()
     if len(kinds):
@@ -229,18 +236,22 @@ def _family_section(family: str, runs: pd.DataFrame, gantt: bool,
         return [*blocks, _Text("No solved runs: no profile, gap, scaling or Gantt plot.")]
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", family)
     figures: list[tuple[str, str, Any]] = []
+    instances = runs["instance_hash"].nunique()
     for measure, name, caption in (
-            ("objective", "objective", "Performance profile on the objective: share of "
+            ("objective", compared, f"Performance profile on the {compared}: share of "
              "problems where a method is within a factor tau of the best."),
-            ("runtime_s", "run time", "Performance profile on run time (unsolved runs never "
-             "count).")):
+            ("runtime_s", "run time (s)", "Performance profile on run time (unsolved runs "
+             "never count).")):
         if _negative(runs, measure):
             blocks.append(_Text(f"Performance profile on the {name}: not drawn, some solved "
                                 "runs have a negative value (ratios need values >= 0)."))
             continue
         figures.append((f"profile-{measure.removesuffix('_s')}", caption,
                         profile_plots.plot_performance_profile(
-                            performance_profile(runs, measure), title=f"{family}: {name}")))
+                            performance_profile(runs, measure), title=f"{family}: {name}",
+                            measure=profile_plots.OBJECTIVE if measure == "objective"
+                            else name,
+                            instances=instances)))
     figures += [
         ("gaps", "Gaps of each method to its reference, in percent.",
          profile_plots.plot_gap_boxes(runs, title=f"{family}: gap to the reference")),
@@ -271,15 +282,18 @@ def _finite(runs: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
 
 
 def _format_summary(table: pd.DataFrame) -> pd.DataFrame:
-    """The summary table as display strings (gaps in percent)."""
+    """The summary table as display strings (gaps in percent, times to the machine's noise).
+
+    The objective is named with its unit (``rent cost ($)``); each time is
+    rounded to the machine's noise (:func:`~hybridsched.io.display.seconds_column`).
+    """
     def percent(v: float) -> str:
         return "" if pd.isna(v) else f"{100 * v:.2f}%"
 
-    def seconds(v: float) -> str:
-        return "" if pd.isna(v) else f"{v:.3g}"
-
+    times = seconds_column([*table["mean_runtime_s"], *table["median_runtime_s"]], missing="")
     shown = pd.DataFrame({
-        "objective": table["objective_name"].astype(str),
+        "objective": [objective_label(f, o if isinstance(o, str) else None)
+                      for f, o in zip(table["family"], table["objective_name"], strict=True)],
         "method": table["method"].astype(str),
         **{c: table[c].astype(int).astype(str) for c in ("runs", "solved", "failed",
                                                         "optimal")},
@@ -288,9 +302,9 @@ def _format_summary(table: pd.DataFrame) -> pd.DataFrame:
         "max gap": table["max_gap"].map(percent),
         "inf gaps": table["inf_gaps"].astype(int).astype(str),
         "wins": table["wins"].astype(int).astype(str),
-        "mean time (s)": table["mean_runtime_s"].map(seconds),
-        "median time (s)": table["median_runtime_s"].map(seconds),
-    })
+        "mean time (s)": times[:len(table)],
+        "median time (s)": times[len(table):],
+    }, index=table.index)
     return shown.reset_index(drop=True)
 
 

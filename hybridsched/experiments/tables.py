@@ -83,3 +83,43 @@ def expand_metrics(table: pd.DataFrame) -> pd.DataFrame:
          for m in parsed], index=table.index)
     numeric = numeric.reindex(sorted(numeric.columns), axis=1).add_prefix("metric_")
     return pd.concat([table, numeric.astype(float)], axis=1)
+
+
+def summary_legend(objective: str, tie_rtol: float = 1e-9) -> list[str]:
+    """Lines that say what a summary table's columns mean, for the reader of a leaderboard.
+
+    ``objective`` names what was compared, with its unit (``"rent cost ($)"``);
+    ``tie_rtol`` is the relative difference under which two values tie
+    (:data:`hybridsched.experiments.profiles.TIE_RTOL`).
+
+    Examples
+    --------
+    >>> summary_legend("makespan (s)")[0][:60]
+    "wins = problems (instance, seed) where the method's makespan"
+    """
+    tolerance = f"{tie_rtol:.0e}".replace("e-0", "e-")  # 1e-9, not 1e-09
+    return [
+        f"wins = problems (instance, seed) where the method's {objective} is the best of "
+        f"every method's; values within a relative {tolerance} tie, and a tie is a win "
+        "for every tied method (wins can add up to more than the problems)",
+        "gap = (objective - reference) / |reference|, over the solved runs; infinite gaps "
+        "(a reference of 0 beaten by a positive value) are counted apart, not averaged",
+        "times = wall-clock seconds of the method alone over all its runs, rounded to the "
+        "machine's timing noise (the CSV and JSON keep every digit)",
+    ]
+
+
+def objective_labels(table: pd.DataFrame) -> list[str]:
+    """What the objectives of a results table are, with their units, in order of first run.
+
+    One label per distinct ``(family, objective_name)`` of ``table`` (see
+    :func:`hybridsched.io.display.objective_label`); empty for an empty table.
+    """
+    from hybridsched.io.display import objective_label
+
+    if table.empty or "family" not in table:
+        return []
+    names = table["objective_name"] if "objective_name" in table else pd.Series(None,
+                                                                                 table.index)
+    pairs = dict.fromkeys(zip(table["family"], names.where(names.notna(), None), strict=True))
+    return list(dict.fromkeys(objective_label(family, name) for family, name in pairs))

@@ -22,6 +22,17 @@ for the order it gives, never beyond it:
    speed``; the job's real end (its slowest task) must be at most ``due +
    1e-9`` (``due = arrival + deadline``).
 
+*Missed deadlines* (only a deadline-oblivious policy starts a job that
+cannot finish in time; :attr:`Solution.missed
+<hybridsched.gang.solution.Solution.missed>`): a job marked ``"late"`` ran
+to completion after its deadline, so rule 4 does not apply to it; a job
+marked ``"killed"`` was stopped at its deadline ``due``: its real start must
+come before ``due``, and each of its tasks really ends at ``min(real start
++ instructions / speed, due)``, which is when its VM is free again. Either
+way the job holds its VMs until then and counts as unfinished (its
+instructions are not in SIN, its times not in AWT or AVE); the mark is the
+method's statement that the job did not finish, so it is taken as stated.
+
 So ``TIME_TOL`` is granted once, at the deadline, never along a VM: ``n``
 jobs that arrive together and share one deadline fit on one VM iff their
 task times add up to at most ``deadline + 1e-9``, whatever ``n``, and
@@ -36,11 +47,11 @@ sum, 1.1e-13 for a thousand tasks ending by time 1; in exact arithmetic
 every rule of an accepted schedule holds within :func:`rounding_slack`.
 
 Metrics (the paper's), all from real times: ``unfinished`` (UFJ, the jobs
-not run), ``awt`` (average waiting time of the finished jobs, real start
+not run or marked missed), ``awt`` (average waiting time of the finished jobs, real start
 minus arrival), ``ave`` (their average arrival-to-end time), ``sin``
 (instructions of the finished jobs: parallelism x instructions), and
-``utilisation`` (busy VM time over the VMs times the span from the first
-arrival to the last real end). The objective is UFJ.
+``utilisation`` (busy VM time, missed jobs' tasks included, over the VMs
+times the span from the first arrival to the last real end). The objective is UFJ.
 
 Claims: a solution file's stated ``objective`` and each stated metric above
 are compared with the recomputed values (one rule for every family:
@@ -147,6 +158,9 @@ def timeline(instance: Instance, solution: Solution) -> Timeline:
     vm_of = task_vm[by_job].tolist()
     length = (instance.instructions[task_job] / instance.speed[task_vm])[by_job].tolist()
     arrival, stated_l = instance.arrival.tolist(), stated.tolist()
+    # A killed job's tasks stop at its deadline (module docstring, *Missed deadlines*).
+    kill_at = {j: float(instance.due[j]) for j, what in solution.missed.items()
+               if what == "killed" and 0 <= j < n}
     free = [-math.inf] * instance.n_vms  # real end of the last task on each VM
     last = [-1] * instance.n_vms
     start = [math.nan] * n
@@ -170,9 +184,10 @@ def timeline(instance: Instance, solution: Solution) -> Timeline:
                          if s - free[vm_of[k]] < -TIME_TOL]
         start[j] = real
         end = -math.inf
+        stop = kill_at.get(j, math.inf)
         for k in range(lo, hi):
             v = vm_of[k]
-            free[v] = real + length[k]
+            free[v] = min(real + length[k], stop)
             last[v] = j
             if free[v] > end:
                 end = free[v]
@@ -199,6 +214,11 @@ def check(instance: Instance, solution: Solution) -> list[str]:
     for j in solution.dropped:
         if started[j]:
             problems.append(f"job {ids[j]!r} is both started and dropped")
+    for j, what in solution.missed.items():
+        if not 0 <= j < instance.n_jobs or not started[j] or what not in ("killed", "late"):
+            problems.append(f"job {ids[j] if 0 <= j < instance.n_jobs else j!r} is marked "
+                            f"{what!r} (missed its deadline) but is not a started job marked "
+                            "killed or late")
     # Tasks by job, then VM: a VM twice in a row is a VM given two tasks of the job.
     by_job = np.lexsort((solution.task_vm, solution.task_job))
     job, vm = solution.task_job[by_job], solution.task_vm[by_job]
@@ -224,10 +244,15 @@ def check(instance: Instance, solution: Solution) -> list[str]:
         problems.append(f"VM {vm_ids[v]!r} runs job {ids[before]!r} until {end:.15g} and job "
                         f"{ids[j]!r} from {solution.start[j]:.15g} "
                         f"({end - solution.start[j]:.3g} earlier)")
-    late = started & (line.finish > instance.due + TIME_TOL)
+    missed = _missed_mask(instance, solution)
+    late = started & ~missed & (line.finish > instance.due + TIME_TOL)
     for j in np.flatnonzero(late)[:MAX_LISTED]:
         problems.append(f"job {ids[j]!r} ends at {line.finish[j]:.15g}, after its deadline "
                         f"{instance.due[j]:.15g}")
+    killed = [j for j, what in solution.missed.items() if what == "killed"]
+    for j in [j for j in killed if not line.start[j] < instance.due[j]][:MAX_LISTED]:
+        problems.append(f"job {ids[j]!r} is killed at its deadline {instance.due[j]:.15g} "
+                        f"but starts at {line.start[j]:.15g}, not before it")
     if problems:
         return problems
     problems += log_problems(instance, solution, line.start, line.finish, TIME_TOL, MAX_LISTED)
@@ -243,14 +268,35 @@ def evaluate(instance: Instance, solution: Solution) -> Evaluation:
     return _evaluate(instance, solution, timeline(instance, solution))
 
 
+def _missed_mask(instance: Instance, solution: Solution) -> np.ndarray:
+    """``missed[j]``: job ``j`` is marked as having missed its deadline (killed or late)."""
+    mask = np.zeros(instance.n_jobs, dtype=bool)
+    marked = [j for j in solution.missed if 0 <= j < instance.n_jobs]
+    mask[marked] = True
+    return mask
+
+
+def _busy(instance: Instance, solution: Solution, line: Timeline) -> float:
+    """Busy VM time: every task's run, a killed job's tasks up to its deadline."""
+    if not solution.task_job.size:
+        return 0.0
+    length = instance.instructions[solution.task_job] / instance.speed[solution.task_vm]
+    killed = [j for j, what in solution.missed.items() if what == "killed"]
+    if killed:
+        cut = np.isin(solution.task_job, killed)
+        room = instance.due[solution.task_job] - line.start[solution.task_job]
+        length = np.where(cut, np.clip(np.minimum(length, room), 0.0, None), length)
+    return float(np.sum(length))
+
+
 def _evaluate(instance: Instance, solution: Solution, line: Timeline) -> Evaluation:
     started = ~np.isnan(solution.start)
     finish = line.finish
-    done = np.flatnonzero(started)
-    busy = float(np.sum(instance.instructions[solution.task_job]
-                        / instance.speed[solution.task_vm])) if solution.task_job.size else 0.0
+    ran = np.flatnonzero(started)
+    done = np.flatnonzero(started & ~_missed_mask(instance, solution))
+    busy = _busy(instance, solution, line)
     span = (float(np.nanmax(finish)) - float(instance.arrival.min())
-            if done.size and not np.isnan(finish[done]).all() else 0.0)
+            if ran.size and not np.isnan(finish[ran]).all() else 0.0)
     metrics: dict[str, Any] = {
         "unfinished": int(instance.n_jobs - done.size),
         "finished": int(done.size),
@@ -265,6 +311,6 @@ def _evaluate(instance: Instance, solution: Solution, line: Timeline) -> Evaluat
 
 def rank(instance: Instance, solution: Solution) -> tuple[float, float]:
     """Sort key of schedules, best first: fewest unfinished jobs, then most instructions."""
-    started = ~np.isnan(solution.start)
+    started = ~np.isnan(solution.start) & ~_missed_mask(instance, solution)
     sin = float(np.sum(instance.parallelism[started] * instance.instructions[started]))
     return float(instance.n_jobs - int(started.sum())), -sin

@@ -11,7 +11,9 @@ plus the binary64 rounding of the times compared (:func:`close`):
 - ``arrival``: exactly one per job, at the job's arrival;
 - ``start``: exactly one per started job and none for the others, at its
   real start, on the VMs of its tasks, with ``end`` its slowest task's real end;
-- ``end``: exactly one per started job, at that end;
+- ``end``: exactly one per started job not killed, at that end;
+- ``kill``: exactly one per job killed at its deadline (marked ``"killed"``:
+  :mod:`hybridsched.gang.checker`), at its end (the deadline);
 - ``drop``: exactly one per job that did not run and none for the others,
   not before its arrival.
 
@@ -57,14 +59,16 @@ def log_problems(instance: Instance, solution: Solution, start: np.ndarray,
         return []
     jobs = {jid: j for j, jid in enumerate(instance.job_ids)}
     started = ~np.isnan(solution.start)
+    killed = np.zeros(instance.n_jobs, dtype=bool)
+    killed[[j for j, what in solution.missed.items() if what == "killed"]] = True
     vms = _vms_of(instance, solution)
-    if _agrees(instance, solution.events, jobs, started, start, finish, vms, tol):
+    if _agrees(instance, solution.events, jobs, started, killed, start, finish, vms, tol):
         return []
     problems: list[str] = []
     # Plain Python values, read once: a log has a few records per job.
     facts = _Facts(instance.arrival.tolist(), start.tolist(), finish.tolist(),
                    started.tolist(), vms)
-    counts = {kind: [0] * instance.n_jobs for kind in ("arrival", "start", "end", "drop")}
+    counts = {kind: [0] * instance.n_jobs for kind in _KINDS}
     previous = -math.inf
     for k, record in enumerate(solution.events):
         kind, when = record.get("event"), float(record.get("time", 0.0))
@@ -84,7 +88,8 @@ def log_problems(instance: Instance, solution: Solution, start: np.ndarray,
             jid = instance.job_ids[j]
             problems += [f"event {k}: {text.format(jid=repr(jid))}" for text in found]
     for kind, expected in (("arrival", np.ones(instance.n_jobs, dtype=bool)),
-                           ("start", started), ("end", started), ("drop", ~started)):
+                           ("start", started), ("end", started & ~killed),
+                           ("drop", ~started), ("kill", killed)):
         found_counts = np.array(counts[kind], dtype=np.int64)
         for j in np.flatnonzero(found_counts != expected)[:limit + 1]:
             problems.append(f"the log has {found_counts[j]} {kind} records of job "
@@ -96,7 +101,7 @@ def log_problems(instance: Instance, solution: Solution, start: np.ndarray,
 
 
 #: The kinds of records, as :func:`_agrees` numbers them.
-_KINDS = {"arrival": 0, "start": 1, "end": 2, "drop": 3}
+_KINDS = {"arrival": 0, "start": 1, "end": 2, "drop": 3, "kill": 4}
 
 
 def _close_all(a: np.ndarray, b: np.ndarray, tol: float) -> bool:
@@ -106,8 +111,8 @@ def _close_all(a: np.ndarray, b: np.ndarray, tol: float) -> bool:
 
 
 def _agrees(instance: Instance, events: tuple[dict[str, Any], ...], jobs: dict[str, int],
-            started: np.ndarray, start: np.ndarray, finish: np.ndarray,
-            vms: dict[int, list[str]], tol: float) -> bool:
+            started: np.ndarray, killed: np.ndarray, start: np.ndarray,
+            finish: np.ndarray, vms: dict[int, list[str]], tol: float) -> bool:
     """Whether the log breaks none of the rules, tested on whole arrays.
 
     The same tests as :func:`log_problems`' loop, record by record, with
@@ -131,8 +136,8 @@ def _agrees(instance: Instance, events: tuple[dict[str, Any], ...], jobs: dict[s
     if late.any() and not _close_all(times[late], previous[late], tol):
         return False
     n = instance.n_jobs
-    for kind, expected in ((0, np.ones(n, dtype=bool)), (1, started), (2, started),
-                           (3, ~started)):
+    for kind, expected in ((0, np.ones(n, dtype=bool)), (1, started), (2, started & ~killed),
+                           (3, ~started), (4, killed)):
         if not np.array_equal(np.bincount(who[kinds == kind], minlength=n), expected):
             return False
     arrival = instance.arrival
@@ -143,8 +148,8 @@ def _agrees(instance: Instance, events: tuple[dict[str, Any], ...], jobs: dict[s
     early = when < arrival[at]
     if early.any() and not _close_all(when[early], arrival[at][early], tol):
         return False
-    at = who[kinds == 2]
-    if not _close_all(times[kinds == 2], finish[at], tol):
+    closing = (kinds == 2) | (kinds == 4)
+    if not _close_all(times[closing], finish[who[closing]], tol):
         return False
     # Start records: one per started job (the counts above), each at the real start,
     # on the job's VMs, logged to end when its tasks do.
@@ -197,7 +202,7 @@ def _record_problems(facts: _Facts, tol: float, kind: str, when: float, j: int,
     if not facts.started[j]:
         return [f"{kind} of job {{jid}}, which the schedule does not run"]
     finish = facts.finish[j]
-    if kind == "end":
+    if kind in ("end", "kill"):
         return ([f"job {{jid}} ends at {when:g}, its tasks at {finish:g}"]
                 if _off(when, finish, tol) else [])
     problems = []

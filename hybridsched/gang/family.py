@@ -12,6 +12,7 @@ from hybridsched.gang.bound_check import verify_bound
 from hybridsched.gang.bounds import lower_bound
 from hybridsched.gang.checker import check, evaluate
 from hybridsched.gang.instance import Instance
+from hybridsched.gang.measures import MEASURES
 
 
 def infeasible_items(instance: Instance) -> list[str]:
@@ -44,5 +45,7 @@ FAMILY = Family(
     lower_bound=lower_bound,
     strong_bound="hybridsched.models.gang.bound:strong_bound",
     verify_bound=verify_bound,
+    measures=MEASURES,
+    size_name="jobs",
     size=lambda instance: instance.n_jobs,
 )

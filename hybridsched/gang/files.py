@@ -85,6 +85,7 @@ def solution_from_dict(document: Any, instance: Instance, source: str = "<soluti
     vms = {v: k for k, v in enumerate(instance.vm_ids)}
     starts: dict[int, tuple[float, list[int]]] = {}
     dropped: dict[int, str] = {}
+    missed: dict[int, str] = {}
     for k, item in enumerate(doc.started):
         if item.job not in jobs:
             raise InputError(f"{source}: field started.{k}.job: unknown job {item.job!r}")
@@ -95,6 +96,8 @@ def solution_from_dict(document: Any, instance: Instance, source: str = "<soluti
             raise InputError(f"{source}: field started.{k}.job: job {item.job!r} is started "
                              "twice")
         starts[jobs[item.job]] = (item.start, [vms[v] for v in item.vms])
+        if item.missed is not None:
+            missed[jobs[item.job]] = item.missed
     for k, item in enumerate(doc.dropped):
         if item.job not in jobs:
             raise InputError(f"{source}: field dropped.{k}.job: unknown job {item.job!r}")
@@ -103,7 +106,7 @@ def solution_from_dict(document: Any, instance: Instance, source: str = "<soluti
                              "twice")
         dropped[jobs[item.job]] = item.reason
     events = tuple(e.model_dump(exclude_none=True) for e in doc.events or ())
-    solution = from_starts(instance.n_jobs, starts, dropped, events)
+    solution = from_starts(instance.n_jobs, starts, dropped, events, missed)
     for name in ("objective", *CLAIMS):
         if getattr(doc, name) is not None:
             solution.reported[name] = float(getattr(doc, name))
@@ -119,7 +122,9 @@ def solution_to_dict(solution: Any, instance: Instance, **summary: Any) -> dict[
     vms_of: dict[int, list[str]] = {}  # each job's VMs, in the order of its tasks
     for j, v in zip(solution.task_job.tolist(), solution.task_vm.tolist(), strict=True):
         vms_of.setdefault(j, []).append(vm_ids[v])
-    started = [{"job": job_ids[j], "start": start[j], "vms": vms_of.get(j, [])}
+    missed = solution.missed
+    started = [{"job": job_ids[j], "start": start[j], "vms": vms_of.get(j, []),
+                **({"missed": missed[j]} if j in missed else {})}
                for j in solution.started.tolist()]
     document: dict[str, Any] = {
         "format": "hybridsched-solution", "version": 1, "family": "gang",

@@ -10,7 +10,11 @@ An instance document::
 
 ``deadline`` is relative to ``arrival``; ``disk`` is optional on both sides.
 A solution lists the started jobs (start time and VMs) and the dropped ones
-(with the reason the method gives).
+(with the reason the method gives). A started job that did not finish by its
+deadline (only a deadline-oblivious policy starts one) says what happened to
+it: ``"missed": "killed"`` (stopped at its deadline) or ``"late"`` (ran to
+completion after it); it counts as unfinished. Files without ``missed`` stay
+valid and mean what they meant.
 """
 
 from __future__ import annotations
@@ -84,12 +88,17 @@ class InstanceDoc(InstanceHeader):
     reference: ReferenceDoc | None = None
 
 
+#: What happened to a started job that missed its deadline (:class:`StartDoc`).
+MISSED = ("killed", "late")
+
+
 class StartDoc(Strict):
-    """A started job: its start time and the VMs of its tasks."""
+    """A started job: its start time, the VMs of its tasks, and whether it missed its deadline."""
 
     job: Identifier
     start: StartTime
     vms: Annotated[list[Identifier], Field(min_length=1)]
+    missed: Literal[MISSED] | None = None  # type: ignore[valid-type]
 
 
 class DropDoc(Strict):
@@ -99,8 +108,8 @@ class DropDoc(Strict):
     reason: str = ""
 
 
-#: Event names the simulation writes.
-EVENTS = ("arrival", "start", "end", "drop")
+#: Event names the simulation writes (``kill``: a job stopped at its deadline).
+EVENTS = ("arrival", "start", "end", "drop", "kill")
 #: Metrics a solution file may state (the checker compares each stated one).
 CLAIMS = ("unfinished", "finished", "awt", "ave", "sin", "utilisation")
 

@@ -9,6 +9,7 @@ from hybridsched.hybrid_deadline import files
 from hybridsched.hybrid_deadline.bound_check import verify_bound
 from hybridsched.hybrid_deadline.checker import check, evaluate
 from hybridsched.hybrid_deadline.instance import Instance
+from hybridsched.hybrid_deadline.measures import MEASURES
 
 
 def infeasible_items(instance: Instance) -> list[str]:
@@ -36,6 +37,8 @@ FAMILY = Family(
     infeasible_items=infeasible_items,
     reference=files.reference,
     lower_bound=lower_bound,
+    measures=MEASURES,
+    size_name="tasks",
     size=lambda instance: instance.n_tasks,
     strong_bound="hybridsched.models.hybrid_deadline.bound:strong_bound",
     verify_bound=verify_bound,

@@ -12,7 +12,7 @@ from hybridsched.family import CLAIM_ATOL, CLAIM_RTOL
 from hybridsched.hybrid_deadline.checker import rent_cost, vm_billed_hours
 from hybridsched.hybrid_deadline.instance import PM, Instance, VMType
 from hybridsched.hybrid_deadline.schema import InstanceDoc, SolutionDoc
-from hybridsched.hybrid_deadline.solution import Solution
+from hybridsched.hybrid_deadline.solution import Solution, vm_id
 from hybridsched.io.jsonio import parse_model
 
 
@@ -59,11 +59,6 @@ def instance_to_dict(instance: Instance) -> dict[str, Any]:
         provenance=instance.provenance,
     )
     return doc.model_dump(mode="json", exclude_none=True)
-
-
-def vm_id(j: int) -> str:
-    """Identifier written for the ``j``-th rented VM."""
-    return f"vm-{j}"
 
 
 def solution_from_dict(document: Any, instance: Instance, source: str = "<solution>") -> Solution:

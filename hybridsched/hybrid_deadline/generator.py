@@ -25,10 +25,11 @@ from typing import Literal
 
 import numpy as np
 
-from hybridsched.errors import InputError
+from hybridsched.errors import InputError, ParameterError
 from hybridsched.hybrid_deadline.default_platform import C3_LARGE, default_pms
 from hybridsched.hybrid_deadline.instance import PM, Instance, VMType
 from hybridsched.io.documents import MAX_TASKS
+from hybridsched.seeding import RNGLike, resolve_seed
 
 Alpha = int | Literal["mixed"]
 ALPHAS = (1, 2, 3, 4)
@@ -55,7 +56,7 @@ def sized_local_pool(work: np.ndarray, deadline: np.ndarray, rng: np.random.Gene
     ranked = [pool[k] for k in order]
     if pms is not None:
         if not 0 <= pms <= len(ranked):
-            raise InputError(f"--pms: must be between 0 and {len(ranked)}, got {pms}")
+            raise ParameterError("pms", f"must be between 0 and {len(ranked)}, got {pms}")
         return tuple(ranked[:pms])
     horizon = float(np.median(deadline)) if len(deadline) else 0.0
     target = local_share * float(work.sum())
@@ -92,8 +93,9 @@ def job_sizes(rng: np.random.Generator, n_tasks: int) -> np.ndarray:
 def generate(
     n_tasks: int,
     alpha: Alpha = "mixed",
-    seed: int = 0,
+    seed: int | None = None,
     *,
+    rng: RNGLike = None,
     pms: int | None = None,
     local_share: float = 0.5,
     name: str | None = None,
@@ -102,27 +104,56 @@ def generate(
 
     Parameters
     ----------
-    n_tasks:
+    n_tasks : int
         Number of tasks (0 to :data:`~hybridsched.io.documents.MAX_TASKS`).
-    alpha:
-        Deadline factor 1-4, or ``"mixed"`` (drawn per job).
-    seed:
-        Seed of every random draw (>= 0); the same seed gives the same instance.
-    pms:
+    alpha : {1, 2, 3, 4, "mixed"}
+        Deadline factor, or ``"mixed"`` (drawn per job).
+    seed : int, optional
+        The older name of ``rng`` (an integer seed), kept for existing code;
+        give one or the other.
+    rng : int, numpy.random.Generator or None
+        Seed of every random draw (see :mod:`hybridsched.seeding`): an
+        integer (>= 0) gives the same instance as ``seed`` did; ``None``,
+        seed 0; a generator is consumed by one draw, the seed that is then
+        used, recorded in the instance's name and provenance.
+    pms : int, optional
         Number of local PMs (default: sized by ``local_share``).
-    local_share:
+    local_share : float
         Target share of the work the local pool can cover by the median deadline.
-    name:
+    name : str, optional
         Instance name (default from the parameters).
+
+    Returns
+    -------
+    Instance
+        The instance; ``provenance["seed"]`` regenerates it.
+
+    Raises
+    ------
+    ParameterError
+        A bad value, naming its parameter (``n_tasks``, ``rng``, ...).
+    TypeError
+        Both ``rng`` and ``seed`` given.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> inst = generate(20, 2, rng=7)
+    >>> inst.n_tasks, inst.provenance["seed"]
+    (20, 7)
+    >>> generate(20, 2, seed=7).work.tolist() == inst.work.tolist()
+    True
+    >>> drawn = generate(20, rng=np.random.default_rng(1)).provenance["seed"]
+    >>> generate(20, rng=drawn).name == f"gen-20t-amixed-s{drawn}"
+    True
     """
     if not 0 <= n_tasks <= MAX_TASKS:
-        raise InputError(f"--tasks: must be between 0 and {MAX_TASKS}, got {n_tasks}")
-    if isinstance(seed, bool) or not hasattr(seed, "__index__") or seed < 0:
-        raise InputError(f"--seed: must be a non-negative integer, got {seed!r}")
+        raise ParameterError("n_tasks", f"must be between 0 and {MAX_TASKS}, got {n_tasks}")
     if alpha != "mixed" and alpha not in ALPHAS:
-        raise InputError(f"--alpha: must be one of 1, 2, 3, 4 or 'mixed', got {alpha!r}")
+        raise ParameterError("alpha", f"must be one of 1, 2, 3, 4 or 'mixed', got {alpha!r}")
     if not 0 < local_share <= 1:
-        raise InputError(f"--local-share: must be in (0, 1], got {local_share}")
+        raise ParameterError("local_share", f"must be in (0, 1], got {local_share}")
+    seed = resolve_seed(rng, seed)
     rng = np.random.default_rng(seed)
     work = np.clip(rng.lognormal(np.log(1.5), 0.9, n_tasks), 0.1, 12.0).round(4)
     sizes = job_sizes(rng, n_tasks)

@@ -4,10 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from hybridsched.hybrid_deadline.instance import Instance
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+def vm_id(j: int) -> str:
+    """Identifier of the ``j``-th rented VM (in solution files and tables)."""
+    return f"vm-{j}"
 
 
 @dataclass(frozen=True, eq=False)
@@ -45,6 +54,75 @@ class Solution:
             array = np.array(getattr(self, name), dtype=dtype)
             array.setflags(write=False)
             object.__setattr__(self, name, array)
+
+    def to_frame(self, instance: Instance | None = None) -> pd.DataFrame:
+        """The schedule as a table: one row per task, in instance order.
+
+        Parameters
+        ----------
+        instance : Instance, optional
+            The instance scheduled: adds the names and the deadlines.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns (times in hours):
+
+            ``task``
+                Task index (instance order).
+            ``machine``, ``core``
+                Machine number (``0 .. P-1`` the PMs, ``P + j`` the ``j``-th
+                rented VM) and core number on it.
+            ``start_h``, ``finish_h``, ``duration_h``
+                Start, finish and run time of the task.
+
+            With ``instance``, also ``task_id``, ``job_id``, ``machine_id``
+            (a PM's id, or ``vm-j`` as in solution files), ``machine_kind``
+            (``"pm"`` or ``"vm"``), ``machine_type`` (the PM's id or the VM's
+            type id), ``capacity_ghz`` (per core) and ``deadline_h``.
+
+        Examples
+        --------
+        >>> from hybridsched import load_instance, run_method
+        >>> family, inst = load_instance("instances/hybrid-deadline/small-01.json")
+        >>> frame = run_method(family.name, "cdf", inst).solution.to_frame(inst)
+        >>> len(frame) == inst.n_tasks
+        True
+        >>> list(frame.columns[:6])
+        ['task', 'machine', 'core', 'start_h', 'finish_h', 'duration_h']
+        >>> bool((frame["finish_h"] <= frame["deadline_h"] + 1e-9).all())
+        True
+        """
+        import pandas as pd
+
+        frame = pd.DataFrame({
+            "task": np.arange(len(self.machine)), "machine": self.machine, "core": self.core,
+            "start_h": self.start, "finish_h": self.finish,
+            "duration_h": self.finish - self.start})
+        if instance is None:
+            return frame
+        n_pm = len(instance.pms)
+        on_vm = self.machine >= n_pm
+        kind_of = [pm.id for pm in instance.pms] + [instance.vm_types[t].id
+                                                     for t in self.vm_types]
+        capacity = [pm.capacity for pm in instance.pms] + [instance.vm_types[t].capacity
+                                                           for t in self.vm_types]
+        ids = [pm.id for pm in instance.pms] + [vm_id(j) for j in range(len(self.vm_types))]
+        known = (self.machine >= 0) & (self.machine < len(ids))
+        pick = np.where(known, self.machine, 0)
+
+        def per_machine(values: list) -> list:
+            # A task without a machine (machine -1, which the checker reports) has none.
+            return [values[m] if ok else None for m, ok in zip(pick.tolist(), known.tolist(),
+                                                              strict=True)]
+
+        return frame.assign(
+            task_id=list(instance.task_ids), job_id=list(instance.task_job),
+            machine_id=per_machine(ids),
+            machine_kind=np.where(known, np.where(on_vm, "vm", "pm"), None),
+            machine_type=per_machine(kind_of),
+            capacity_ghz=np.array(per_machine(capacity), dtype=float),
+            deadline_h=np.asarray(instance.deadline, dtype=float))
 
 
 def from_core_sequences(

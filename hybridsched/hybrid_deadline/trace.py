@@ -56,7 +56,7 @@ from typing import Literal
 
 import numpy as np
 
-from hybridsched.errors import InputError
+from hybridsched.errors import InputError, ParameterError
 from hybridsched.hybrid_deadline.default_platform import C3_LARGE, default_pms
 from hybridsched.hybrid_deadline.generator import ALPHAS, deadline_for, longest_in_job
 from hybridsched.hybrid_deadline.instance import Instance
@@ -209,25 +209,26 @@ def instance_from_trace(
     Raises
     ------
     InputError
-        For a bad parameter (naming its option), a trace without any usable
+        For a bad parameter (a ``ParameterError`` naming it), a trace without any usable
         record, or one that would make more than
         :data:`~hybridsched.io.documents.MAX_TASKS` tasks.
     """
     if not (math.isfinite(alpha) and alpha > 0):
-        raise InputError(f"--alpha: must be a finite number > 0, got {alpha}")
+        raise ParameterError("alpha", f"must be a finite number > 0, got {alpha}")
     if grouping not in ("task", "job", "window"):
-        raise InputError(f"--grouping: must be task, job or window, got {grouping!r}")
+        raise ParameterError("grouping", f"must be task, job or window, got {grouping!r}")
     if grouping == "window" and not (math.isfinite(window_s) and window_s > 0):
-        raise InputError(f"--window: must be a finite number of seconds > 0, got {window_s}")
+        raise ParameterError("window_s", f"must be a finite number of seconds > 0, "
+                                         f"got {window_s}")
     if limit is not None and limit < 1:
-        raise InputError(f"--limit: must be >= 1, got {limit}")
+        raise ParameterError("limit", f"must be >= 1, got {limit}")
     if skip < 0:
-        raise InputError(f"--skip: must be >= 0, got {skip}")
+        raise ParameterError("skip", f"must be >= 0, got {skip}")
     if days is not None and not (math.isfinite(days) and days > 0):
-        raise InputError(f"--days: must be a finite number > 0, got {days}")
+        raise ParameterError("days", f"must be a finite number > 0, got {days}")
     pool = default_pms()
     if pms is not None and not 0 <= pms <= len(pool):
-        raise InputError(f"--pms: must be between 0 and {len(pool)}, got {pms}")
+        raise ParameterError("pms", f"must be between 0 and {len(pool)}, got {pms}")
 
     usable, skipped = _select(trace, grouping, limit, skip, days)
     task_ids: list[str] = []

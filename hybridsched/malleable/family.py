@@ -12,6 +12,7 @@ from hybridsched.malleable.bound_check import verify_bound
 from hybridsched.malleable.bounds import lower_bound
 from hybridsched.malleable.checker import check, evaluate
 from hybridsched.malleable.instance import Instance
+from hybridsched.malleable.measures import MEASURES
 
 #: Recorded optimum keys of the instance file, by objective.
 OPTIMUM_KEYS = {"penalised_a": "optimal_penalised_a", "penalised_b": "optimal_penalised_b",
@@ -64,5 +65,7 @@ FAMILY = Family(
     strong_bound="hybridsched.models.malleable.bound:strong_bound",
     verify_bound=verify_bound,
     objectives=("penalised_a", "penalised_b", "cost", "total_time", "total_delay"),
+    measures=MEASURES,
+    size_name="jobs",
     size=lambda instance: instance.n_jobs,
 )

@@ -41,6 +41,7 @@ from hybridsched.malleable.instance import (
     ResourceType,
 )
 from hybridsched.malleable.limits import check_size
+from hybridsched.seeding import RNGLike, resolve_seed
 
 Mix = Literal["small", "big", "mixed"]
 
@@ -87,10 +88,43 @@ def cheapest_paid_rate(resources: tuple[Resource, ...]) -> float:
     return min(rates, default=0.0)
 
 
-def generate(jobs: int, mix: Mix = "mixed", seed: int = 0, *,
+def generate(jobs: int, mix: Mix = "mixed", seed: int | None = None, *, rng: RNGLike = None,
              resources: tuple[Resource, ...] | None = None, tree: AgentTree | None = None,
              serial_fraction: float = 0.0, name: str | None = None) -> Instance:
-    """A seeded workload of ``jobs`` jobs on ``resources`` (default: :func:`default_platform`)."""
+    """A seeded workload of ``jobs`` jobs on ``resources`` (default: :func:`default_platform`).
+
+    Parameters
+    ----------
+    jobs : int
+        Number of jobs (0 to :data:`MAX_JOBS`).
+    mix : {"small", "big", "mixed"}
+        Job sizes.
+    seed : int, optional
+        The older name of ``rng`` (an integer seed), kept for existing code;
+        give one or the other.
+    rng : int, numpy.random.Generator or None
+        Seed of every draw (see :mod:`hybridsched.seeding`): an integer (>= 0)
+        gives the same instance as ``seed`` did; ``None``, seed 0; a
+        generator is consumed by one draw, the seed that is then used,
+        recorded in the instance's name and provenance.
+    resources, tree : optional
+        The platform (default: :func:`default_platform`, no agent tree).
+    serial_fraction : float
+        Upper end of each job's uniform serial fraction, in [0, 1).
+    name : str, optional
+        Instance name (default from the parameters).
+
+    Returns
+    -------
+    Instance
+        The instance; ``provenance["seed"]`` regenerates it.
+
+    Examples
+    --------
+    >>> inst = generate(12, "small", rng=3)
+    >>> inst.n_jobs, inst.name
+    (12, 'malleable-small-12-s3')
+    """
     if not 0 <= jobs <= MAX_JOBS:
         raise InputError(f"jobs: must be between 0 and {MAX_JOBS}, got {jobs}")
     if mix not in ("small", "big", "mixed"):
@@ -104,6 +138,7 @@ def generate(jobs: int, mix: Mix = "mixed", seed: int = 0, *,
     if dup is not None:
         raise InputError(f"resources: duplicate id {dup!r}")
     check_size(jobs, resources, "generate malleable")
+    seed = resolve_seed(rng, seed)
     rng = np.random.default_rng(seed)
     arrival = np.floor(np.cumsum(rng.exponential(1.0, jobs))).astype(np.int64)
     priority = rng.integers(1, 21, jobs)

@@ -12,9 +12,14 @@ states (``reported``; ``optimised`` names the metric a stated ``objective`` is).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from hybridsched.malleable.instance import Instance
 
 
 @dataclass(frozen=True, eq=False)
@@ -35,6 +40,59 @@ class Solution:
     def n_pieces(self) -> int:
         """Number of pieces."""
         return len(self.job)
+
+    def to_frame(self, instance: Instance | None = None) -> pd.DataFrame:
+        """The schedule as a table: one row per piece (a job on processors for a while).
+
+        Parameters
+        ----------
+        instance : Instance, optional
+            The instance scheduled: adds the names and the deadlines.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns (times in minutes, as in instance files):
+
+            ``piece``
+                Piece index (solution order).
+            ``job``, ``resource``
+                Job index and the index of the resource it ran on.
+            ``start_min``, ``end_min``, ``duration_min``
+                When the piece ran.
+            ``first_cpu``, ``cpus``
+                Its processors: ``first_cpu .. first_cpu + cpus - 1``.
+
+            With ``instance``, also ``job_id``, ``resource_id``,
+            ``arrival_min`` and ``deadline_min`` (absolute).
+
+        Examples
+        --------
+        >>> from hybridsched import load_instance, run_method
+        >>> family, inst = load_instance("instances/malleable/batch-04.json")
+        >>> solution = run_method(family.name, "tree", inst).solution
+        >>> frame = solution.to_frame(inst)
+        >>> len(frame) == solution.n_pieces
+        True
+        >>> sorted(set(frame["job_id"])) == sorted(inst.job_ids)
+        True
+        """
+        import pandas as pd
+
+        resource = np.asarray(self.resource, dtype=np.int64)
+        frame = pd.DataFrame({
+            "piece": np.arange(self.n_pieces), "job": self.job, "resource": resource[self.job],
+            "start_min": self.start, "end_min": self.end, "duration_min": self.end - self.start,
+            "first_cpu": self.cpu, "cpus": self.count})
+        if instance is None:
+            return frame
+        ids = [r.id for r in instance.resources]
+        return frame.assign(
+            job_id=[instance.job_ids[j] for j in self.job.tolist()],
+            resource_id=[ids[r] if 0 <= r < len(ids) else None
+                         for r in frame["resource"].tolist()],
+            arrival_min=np.asarray(instance.arrival)[self.job],
+            deadline_min=np.asarray(instance.deadline)[self.job])
 
     def job_end(self, n_jobs: int) -> np.ndarray:
         """Last minute of work of each job (-1 for a job without pieces)."""

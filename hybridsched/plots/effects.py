@@ -19,14 +19,17 @@ if TYPE_CHECKING:
 
 
 def plot_effects(effects: pd.DataFrame, ax: Axes | None = None, *,
-                 paper: dict[str, float] | None = None, title: str | None = None) -> Figure:
+                 paper: dict[str, float] | None = None, title: str | None = None,
+                 measure: str | None = None) -> Figure:
     """Forest plot of paired effects: each method's mean difference with its 95% interval.
 
     ``effects`` is the table of
     :func:`hybridsched.experiments.paired.paired_effects`; one row per
     (setting, method), the baseline's value at 0. ``paper`` maps a method
     label to the figure a paper reports for it (drawn as a cross), so a
-    reading's interval can be seen to include it or not.
+    reading's interval can be seen to include it or not. ``measure`` names
+    the compared measure with its unit on the axis (``"rent cost ($)"``);
+    by default the table's ``measure`` column (``objective``).
     """
     rows = effects.reset_index(drop=True)
     figure, axes = style.axes(ax, (7.5, 1.8 + 0.38 * max(len(rows), 1)))
@@ -52,7 +55,8 @@ def plot_effects(effects: pd.DataFrame, ax: Axes | None = None, *,
     axes.set_yticks(y, labels, fontsize=8)
     first = rows.iloc[0]
     unit = " (% of the baseline)" if first["unit"] == "%" else ""
-    axes.set_xlabel(style.text(f"{first['measure']}{unit}:\nmethod - {first['baseline']}"))
+    named = measure or first["measure"]
+    axes.set_xlabel(style.text(f"{named}{unit}:\nmethod - {first['baseline']}"))
     axes.legend(loc="best", fontsize=8)
     if title:
         axes.set_title(style.text(title))

@@ -239,7 +239,7 @@ def gantt_chart_bot_sites(instance: BotInstance, solution: BotSolution, *,
     labels = [f"{instance.site_ids[i]}/{j}" for i, j in rows]
     axes.set_yticks(np.arange(len(rows)), labels, fontsize=7)
     axes.set_ylim(len(rows) - 0.5, -0.5)
-    axes.set_xlabel("time")
+    axes.set_xlabel("time (s)")
     metrics = evaluate(instance, solution).metrics
     heading = title or (f"{style.text(instance.name)}: makespan {metrics['makespan']:.6g}, "
                         f"cost {metrics['cost']:.6g}")

@@ -37,7 +37,7 @@ def gantt_chart_gang(instance: Instance, solution: Solution, *, max_rows: int = 
                       linewidth=0.3, color=colours[int(solution.task_job[k]) % len(colours)])
     axes.set_yticks(np.arange(len(shown)), [instance.vm_ids[v] for v in shown], fontsize=7)
     axes.set_ylim(max(len(shown), 1) - 0.5, -0.5)  # one empty row when no job ran
-    axes.set_xlabel("time")
+    axes.set_xlabel("time (time units)")
     metrics = evaluate(instance, solution).metrics
     cut = f"; {len(shown)} of {len(used)} VMs shown" if len(shown) < len(used) else ""
     axes.set_title(title or f"{instance.name}: {metrics['finished']} finished, "

@@ -71,7 +71,7 @@ def gantt_chart_malleable(instance: Instance, solution: Solution, *, max_rows: i
               for i, v in shown]
     axes.set_yticks(np.arange(len(shown)), labels, fontsize=7)
     axes.set_ylim(len(shown) - 0.5, -0.5)
-    axes.set_xlabel("minute")
+    axes.set_xlabel("time (min)")
     metrics = evaluate(instance, solution).metrics
     cut = f"; {len(vms)} of {len(rows) - len(clusters)} VM rows shown" \
         if len(shown) < len(rows) else ""

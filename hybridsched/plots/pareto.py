@@ -42,8 +42,10 @@ def plot_pareto(report: ParetoReport, path: str | Path | None = None, ax: Any = 
     markers = "s^vD<>pPX*hH+x1234"
     for n, (name, (ms, c)) in enumerate(sorted(report.heuristics.items())):
         ax.plot([ms], [c], markers[n % len(markers)], label=name, alpha=0.85)
-    ax.set_xlabel("makespan")
-    ax.set_ylabel("cost (Eq. 6)")
+    from hybridsched.io.display import measure_label
+
+    ax.set_xlabel(style.text(measure_label("bot-sites", "makespan") or "makespan"))
+    ax.set_ylabel(style.text(f"{measure_label('bot-sites', 'cost') or 'cost'}, Eq. 6"))
     ax.set_title(f"Pareto front: {report.instance}")
     ax.legend(fontsize="x-small", ncol=2)
     ax.grid(alpha=0.3)
@@ -107,8 +109,14 @@ def plot_objective_space(df_one_instance: pd.DataFrame, ax: Axes | None = None, 
     fx, fy = points["x"].to_numpy()[front], points["y"].to_numpy()[front]
     axes.step(fx, fy, where="post", color="black", linewidth=1, alpha=0.7,
               label=f"non-dominated ({len(front)} points)")
-    axes.set_xlabel(x.removeprefix("metric_"))
-    axes.set_ylabel(y.removeprefix("metric_"))
+    from hybridsched.io.display import measure_label
+
+    families = df_one_instance["family"].dropna().unique() if "family" in df_one_instance \
+        else []
+    for key, setter in ((x, axes.set_xlabel), (y, axes.set_ylabel)):
+        name = key.removeprefix("metric_")
+        label = measure_label(families[0], name) if len(families) == 1 else None
+        setter(style.text(label or name))
     axes.grid(alpha=0.3)
     axes.legend(fontsize="x-small")
     return figure

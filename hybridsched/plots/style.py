@@ -60,6 +60,31 @@ def labels(df: pd.DataFrame) -> pd.Series:
     return df["method"].astype(str) + " (" + df["objective_name"].astype(str) + ")"
 
 
+def measure_of(df: pd.DataFrame) -> str:
+    """The objective a results table measures, with its unit (``"rent cost ($)"``).
+
+    From its ``family`` and ``objective_name`` columns and the family's
+    measures; ``"objective"`` when the table mixes several or says none.
+    """
+    from hybridsched.io.display import objective_label
+
+    if df.empty or "family" not in df:
+        return "objective"
+    names = df["objective_name"] if "objective_name" in df else pd.Series(None, df.index)
+    pairs = pd.DataFrame({"f": df["family"], "o": names}).drop_duplicates()
+    labels = {objective_label(f, o if isinstance(o, str) else None)
+              for f, o in pairs.itertuples(index=False)}
+    return next(iter(labels)) if len(labels) == 1 else "objective"
+
+
+def size_of(df: pd.DataFrame) -> str:
+    """What instance sizes count in a results table's family (``"tasks"``; else ``"items"``)."""
+    from hybridsched.io.display import size_name
+
+    families = df["family"].dropna().unique() if "family" in df else []
+    return size_name(families[0]) if len(families) == 1 else "items"
+
+
 def solved(df: pd.DataFrame) -> pd.Series:
     """Whether each run of a results table has a schedule (its status is in :data:`SOLVED`)."""
     return df["status"].isin(SOLVED)

@@ -14,6 +14,7 @@ from hybridsched.errors import InputError
 from hybridsched.heuristics.pull.policies import (
     DEFAULT_SPREAD,
     DEFAULT_TARGETS,
+    DEFAULT_THRESHOLDS,
     DEFAULT_WEIGHTS,
     Fcfs,
     PrometheeScheduler,
@@ -43,17 +44,20 @@ def _result(name: str, instance: Instance, policy: PullPolicy, replicas: str) ->
 
 def promethee(instance: Instance, *, seed: int | None = None, time_limit: float | None = None,
               preference: str = "linear", weights: str | Sequence[float] = DEFAULT_WEIGHTS,
-              targets: str | Sequence[str] = DEFAULT_TARGETS, q: float | None = None,
-              p: float | None = None, window: float = 1.0,
+              targets: str | Sequence[str] = DEFAULT_TARGETS,
+              q: float | str | Sequence[float] | None = None,
+              p: float | str | Sequence[float] | None = None, window: float = 1.0,
               spread: str = DEFAULT_SPREAD, noi_max: str = "workload",
-              replicas: str = "tiered") -> Result:
+              replicas: str = "tiered", thresholds: str = DEFAULT_THRESHOLDS) -> Result:
     """The Promethee scheduler: criteria ECT, price, EEI.
 
     The policy is :mod:`hybridsched.heuristics.pull.policies`. ``replicas``: the
     reading of the replicas' priority (:mod:`hybridsched.heuristics.pull.simulation`).
+    ``thresholds``: ``q`` and ``p`` in sigmas or in each criterion's units
+    (:mod:`hybridsched.heuristics.pull.promethee_thresholds`).
     """
     chosen = strategy(preference=preference, weights=weights, targets=targets, q=q, p=p,
-                      window=window, spread=spread, noi_max=noi_max)
+                      window=window, spread=spread, noi_max=noi_max, thresholds=thresholds)
     return _result("promethee", instance,
                    PrometheeScheduler(chosen, np.random.default_rng(seed or 0)), replicas)
 

@@ -17,6 +17,7 @@ from hybridsched.pull.bound_check import verify_bound
 from hybridsched.pull.bounds import makespan_lower_bound
 from hybridsched.pull.checker import check, evaluate
 from hybridsched.pull.instance import Instance
+from hybridsched.pull.measures import MEASURES
 
 #: Work units named by :func:`infeasible_items` (then "... and N more").
 NAMED_UNITS = 5
@@ -96,5 +97,7 @@ FAMILY = Family(
     lower_bound=lower_bound,
     strong_bound="hybridsched.models.pull.bound:strong_bound",
     verify_bound=verify_bound,
+    measures=MEASURES,
+    size_name="work units",
     size=lambda instance: instance.n_units,
 )

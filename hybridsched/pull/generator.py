@@ -40,6 +40,7 @@ import numpy as np
 from hybridsched.errors import InputError
 from hybridsched.pull.instance import BEHAVIOURS, DCIS, Behaviour, Instance
 from hybridsched.pull.schema import MAX_HOSTS, MAX_TIME, MAX_UNITS, check_dcis
+from hybridsched.seeding import RNGLike, resolve_seed
 
 HOUR = 3600.0
 IDG_CPU = tuple(range(50, 401, 50))
@@ -113,10 +114,48 @@ def check_capacity(capacity: float, dcis: Sequence[str]) -> None:
                          "hosts")
 
 
-def generate(units: int = 2000, dcis: Sequence[str] = DCIS, seed: int = 0, *,
-             capacity: float = 10_000.0, horizon: float = 30 * 24 * HOUR,
+def generate(units: int = 2000, dcis: Sequence[str] = DCIS, seed: int | None = None, *,
+             rng: RNGLike = None, capacity: float = 10_000.0, horizon: float = 30 * 24 * HOUR,
              behaviour: str = "all", name: str | None = None) -> Instance:
-    """A seeded instance (see the module docstring)."""
+    """A seeded instance (see the module docstring).
+
+    Parameters
+    ----------
+    units : int
+        Number of work units (0 to :data:`~hybridsched.pull.schema.MAX_UNITS`).
+    dcis : sequence of {"idg", "cloud", "beg"}
+        The DCIs whose hosts are drawn.
+    seed : int, optional
+        The older name of ``rng`` (an integer seed), kept for existing code;
+        give one or the other.
+    rng : int, numpy.random.Generator or None
+        Seed of every draw (see :mod:`hybridsched.seeding`): an integer (>= 0)
+        gives the same instance as ``seed`` did; ``None``, seed 0; a
+        generator is consumed by one draw, the seed that is then used. That
+        seed is recorded in the instance's name and provenance, and is the
+        instance's own ``seed`` (and its behaviour's): it also seeds every
+        result a simulation draws on it.
+    capacity : float
+        Aggregate CPU (instructions per second) drawn per DCI.
+    horizon : float
+        Seconds of availability windows drawn.
+    behaviour : str
+        Probabilities of delayed and never-returned results
+        (:data:`~hybridsched.pull.instance.BEHAVIOURS`).
+    name : str, optional
+        Instance name (default from the parameters).
+
+    Returns
+    -------
+    Instance
+        The instance; ``provenance["seed"]`` regenerates it.
+
+    Examples
+    --------
+    >>> inst = generate(50, ("cloud",), rng=6, capacity=1000.0)
+    >>> inst.n_units, inst.seed, inst.behaviour.seed
+    (50, 6, 6)
+    """
     if not 0 <= units <= MAX_UNITS:
         raise InputError(f"units: must be between 0 and {MAX_UNITS}, got {units}")
     check_dcis(dcis)
@@ -126,6 +165,7 @@ def generate(units: int = 2000, dcis: Sequence[str] = DCIS, seed: int = 0, *,
                          f"{horizon:g}")
     if behaviour not in BEHAVIOURS:
         raise InputError(f"behaviour: choose among {', '.join(BEHAVIOURS)}, got {behaviour!r}")
+    seed = resolve_seed(rng, seed)
     rng = np.random.default_rng(seed)
     noi = workload(rng, units)
     hosts: list[tuple[str, float, float, float, tuple[tuple[float, float], ...]]] = []

@@ -21,11 +21,16 @@ the checker compares both with the tasks.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from hybridsched.pull.schema import OUTCOMES
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from hybridsched.pull.instance import Instance
 
 CORRECT, WRONG, NEVER, LOST, CANCELLED = range(len(OUTCOMES))
 
@@ -47,6 +52,59 @@ class Solution:
     def n_tasks(self) -> int:
         """Number of tasks (replicas) scheduled."""
         return len(self.unit)
+
+    def to_frame(self, instance: Instance | None = None) -> pd.DataFrame:
+        """The schedule as a table: one row per task (a replica of a unit on a host).
+
+        Parameters
+        ----------
+        instance : Instance, optional
+            The instance scheduled: adds the names and the hosts' DCIs.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns (times in seconds, as in instance files):
+
+            ``task``
+                Task index (solution order).
+            ``unit``, ``host``
+                Work unit index and host index.
+            ``start_s``, ``end_s``, ``duration_s``
+                When the host worked on it (``start_s``: its schedule time).
+            ``delay``
+                Factor on the expected completion time (1: in time).
+            ``outcome``
+                ``correct``, ``wrong``, ``never``, ``lost`` or ``cancelled``
+                (module docstring), a categorical column.
+
+            With ``instance``, also ``unit_id``, ``host_id`` and ``dci``.
+
+        Examples
+        --------
+        >>> from hybridsched.pull.generator import small_instance
+        >>> from hybridsched import run_method
+        >>> inst = small_instance(1)
+        >>> solution = run_method("pull", "fcfs", inst).solution
+        >>> frame = solution.to_frame(inst)
+        >>> len(frame) == solution.n_tasks
+        True
+        >>> set(frame["outcome"]) <= {"correct", "wrong", "never", "lost", "cancelled"}
+        True
+        """
+        import pandas as pd
+
+        frame = pd.DataFrame({
+            "task": np.arange(self.n_tasks), "unit": self.unit, "host": self.host,
+            "start_s": self.start, "end_s": self.end, "duration_s": self.end - self.start,
+            "delay": self.delay,
+            "outcome": pd.Categorical.from_codes(self.outcome, categories=list(OUTCOMES))})
+        if instance is None:
+            return frame
+        return frame.assign(
+            unit_id=[instance.unit_ids[u] for u in self.unit.tolist()],
+            host_id=[instance.host_ids[h] for h in self.host.tolist()],
+            dci=[instance.dci[h] for h in self.host.tolist()])
 
     def completion(self, n_units: int) -> np.ndarray:
         """Time of each unit's first correct result (``inf`` when none)."""

@@ -33,6 +33,7 @@ from hybridsched.io.fta import positive, read_fta
 from hybridsched.pull.generator import BEHAVIOURS, host_attributes, workload
 from hybridsched.pull.instance import Behaviour, Instance
 from hybridsched.pull.schema import MAX_HOSTS, MAX_TIME, MAX_UNITS, check_dcis
+from hybridsched.seeding import RNGLike, resolve_seed
 
 
 def _shifted(windows: tuple[tuple[float, float], ...], offset: float
@@ -56,12 +57,17 @@ def start_later(instance: Instance, offset: float) -> Instance:
 
 
 def instance_from_traces(traces: Sequence[tuple[str | Path, str]], *, units: int = 2000,
-                         seed: int = 0, capacity: float | None = None, offset: float = 0.0,
+                         seed: int | None = None, rng: RNGLike = None,
+                         capacity: float | None = None, offset: float = 0.0,
                          behaviour: str = "all", name: str | None = None,
                          **columns: int) -> Instance:
     """An instance from ``(trace file, dci)`` pairs (see the module docstring).
 
-    ``columns`` (``node_column``, ``type_column``, ...) go to
+    ``rng`` seeds the workload, the hosts picked and their attributes, and is
+    the instance's own seed (see :mod:`hybridsched.seeding`: an integer gives
+    what ``seed``, its older name, gave; ``None``, seed 0; a
+    ``numpy.random.Generator`` is consumed by one draw, the seed then used
+    and recorded). ``columns`` (``node_column``, ``type_column``, ...) go to
     :func:`~hybridsched.io.fta.read_fta`.
     """
     check_dcis([dci for _, dci in traces])
@@ -73,6 +79,7 @@ def instance_from_traces(traces: Sequence[tuple[str | Path, str]], *, units: int
         raise InputError(f"offset: must be a finite number >= 0, got {offset}")
     if behaviour not in BEHAVIOURS:
         raise InputError(f"behaviour: choose among {', '.join(BEHAVIOURS)}, got {behaviour!r}")
+    seed = resolve_seed(rng, seed)
     rng = np.random.default_rng(seed)
     noi = workload(rng, units)
     ids, dcis, attrs, windows, origins = [], [], [], [], []

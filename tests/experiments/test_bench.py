@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -53,6 +54,16 @@ def test_bench_writes_a_leaderboard_and_resumes(library: Path, tmp_path: Path, c
     assert document["references"] == {"optimum (recorded)": 2}
     markdown = (out / "leaderboard.md").read_text()
     assert "| method | runs | solved |" in markdown and "g-min-min" in markdown
+    # Named (issue 33): what was compared, with its unit; what a win is; rounded times,
+    # each time to the machine's noise.
+    assert document["objective"] == "makespan (s)"
+    assert "compared on the makespan (s)" in markdown
+    assert "a tie is a win for every tied method" in markdown and "- wins = " in markdown
+    rows = [line.strip("|").split("|") for line in markdown.splitlines()
+            if line.startswith("| g-")]
+    for column in (-2, -1):
+        times = [row[column].strip() for row in rows]
+        assert all(re.fullmatch(r"<?\d+\.\d{1,4}", t) for t in times), times
     assert (out / "profile.png").read_bytes()[:4] == b"\x89PNG"
     table = load_results(out / "store")
     assert len(table) == 6 and set(table["status"]) <= {"feasible", "optimal"}
@@ -60,6 +71,20 @@ def test_bench_writes_a_leaderboard_and_resumes(library: Path, tmp_path: Path, c
     assert run(argv) == 0
     capsys.readouterr()
     assert len(load_results(out / "store")) == 6
+
+
+def test_bench_table_names_the_objective_and_defines_wins(library: Path, tmp_path: Path,
+                                                          capsys):
+    argv = ["bench", "bot-sites", "--tier", "small", "-o", str(tmp_path / "b"), "--library",
+            str(library), "--methods", "g-met,g-min-min", "--serial", "-q"]
+    assert run(argv) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "bot-sites small: leaderboard on the makespan (s)"
+    assert "median time (s)" in lines[1]
+    legend = [line for line in lines if line.startswith(("wins = ", "gap = ", "times = "))]
+    assert len(legend) == 3 and "a tie is a win for every tied method" in legend[0]
+    times = [line.split()[-2:] for line in lines[2:4]]
+    assert all(re.fullmatch(r"<?\d+\.\d{1,4}", t) for pair in times for t in pair), times
 
 
 @pytest.mark.parametrize(("argv", "message"), [

@@ -160,6 +160,13 @@ def test_report_writes_markdown_html_and_pngs(tmp_path):
                if line.startswith("| rent cost") and "| exact |" in line)
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells[2:6] == ["6", "6", "0", "6"] and cells[6] == "0.00%" and cells[10] == "6"
+    # Named (issue 33): objectives with their units, what a win is, times to the noise.
+    assert row.startswith(r"| rent cost (\$) |")
+    assert any(line.startswith("| makespan (s) | gmo |") for line in md.splitlines())
+    assert any(line.startswith("| cost (\\$) | exact[objective=cost] |")
+               for line in md.splitlines())
+    assert md.count("a tie is a win for every tied method") == 2
+    assert not re.search(r"\| \d+\.\d{5,} \|", md)  # no 6-digit times
 
 
 def test_markdown_table_escapes_pipes_and_dollars():

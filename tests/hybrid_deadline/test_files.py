@@ -135,8 +135,8 @@ def test_swf_windows_by_skip_and_limit_and_by_days(swf_path, tmp_path):
     submits = [r.submit_time for r in trace.records]
     within = (submits[2] - submits[0]) / 86_400  # keeps records 1-3 (2 has no run time)
     assert instance_from_trace(trace, days=within).instance.task_ids == ("r1", "r3")
-    for bad, words in (({"skip": -1}, "--skip: must be >= 0"),
-                       ({"days": 0.0}, "--days: must be a finite number > 0")):
+    for bad, words in (({"skip": -1}, "^skip: must be >= 0"),
+                       ({"days": 0.0}, "^days: must be a finite number > 0")):
         with pytest.raises(InputError, match=words):
             instance_from_trace(trace, **bad)
     # The command line and a campaign's importer options cut the same window.

@@ -48,6 +48,33 @@ define it takes the completion time on every VM from when it is free
 deadline; the job of least completion takes those VMs (starting now if all
 are free, else waiting for them, which holds them from the jobs after it in
 this decision: their ready time becomes its completion); repeat.
+
+*Reading* ``deadline`` (every baseline) = ``"aware"`` (default) |
+``"oblivious-kill"`` | ``"oblivious-complete"``: whether a baseline starts
+only gangs that can end by their deadline. The paper never says how its
+baselines treat deadlines, nor what becomes of a job that misses one. Its
+model lists the deadline among a task's requirements of a resource, beside
+memory and bandwidth ("HD, MEM, BW and DL are the hard disk, memory,
+bandwidth and the deadline to the requirement of the resource of the task",
+Eq. 4), which every baseline meets, and explains CMMS's unfinished jobs by a
+shortage of resources able to meet that requirement ("for the coming jobs,
+they may have not enough resources to ensure that they can be finished as
+request"): the default reads the deadline as a requirement every baseline
+meets (``"aware"``, a job starts only on VMs that end it by its deadline).
+Against it: "FIFO does not take account of the details of the VMs and the
+job", ASJS "also brings the wasting of the resource", Fair is the Hadoop
+fair scheduler [22], which has no deadlines, and only CPLMT's flow is said
+to check them ("Check(ALL) checks whether there are more jobs can be
+finished before their deadlines", Fig. 3). Read so, a baseline starts a gang
+whether or not it can end in time (on the free VMs that meet its demands)
+and the job, counted in "UFJ: the number of unfinished jobs", either is
+stopped at its deadline, which frees its VMs then (``"oblivious-kill"``), or
+runs to completion, holding them past it (``"oblivious-complete"``); its
+instructions are not in "SIN: the total number of instructions of finished
+jobs". A waiting job still leaves the queue at its deadline. The simulation
+applies the reading (:mod:`hybridsched.heuristics.gang.simulation`; the
+policy built by :func:`make_baseline` carries it as its ``deadline``
+attribute); CPLMT has no such option, its text being deadline-aware.
 """
 
 from __future__ import annotations
@@ -55,12 +82,14 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from hybridsched.gang.checker import TIME_TOL
 from hybridsched.heuristics.gang.simulation import (
+    DEADLINE_RULES,
     DecisionState,
     LiveState,
     Policy,
@@ -71,10 +100,10 @@ from hybridsched.readings import check_choice, check_known
 
 #: The reading options of each baseline: name -> values, the default first.
 OPTIONS: dict[str, dict[str, tuple[str, ...]]] = {
-    "fifo": {"blocking": ("strict", "skip")},
-    "fair": {"vms": ("first", "fastest")},
-    "asjs": {"wait": ("best", "free")},
-    "cmms": {"completion": ("free-now", "ready-times")},
+    "fifo": {"blocking": ("strict", "skip"), "deadline": DEADLINE_RULES},
+    "fair": {"vms": ("first", "fastest"), "deadline": DEADLINE_RULES},
+    "asjs": {"wait": ("best", "free"), "deadline": DEADLINE_RULES},
+    "cmms": {"completion": ("free-now", "ready-times"), "deadline": DEADLINE_RULES},
 }
 
 
@@ -87,20 +116,29 @@ def baseline_readings(method: str, options: Mapping[str, Any]) -> dict[str, str]
 
 
 def make_baseline(method: str, **options: Any) -> Policy:
-    """The policy of baseline ``method`` under the given readings."""
+    """The policy of baseline ``method`` under the given readings.
+
+    The ``deadline`` reading is the simulation's: the policy carries it as its
+    ``deadline`` attribute, which :func:`~hybridsched.heuristics.gang.simulation.simulate`
+    reads; the policy itself reads :attr:`DecisionState.aware`.
+    """
     r = baseline_readings(method, options)
+    chosen: Policy
     if method == "fifo":
-        strict = r["blocking"] == "strict"
-        return lambda state: fifo(state, strict=strict)
-    if method == "fair":
-        fastest = r["vms"] == "fastest"
-        return lambda state: fair(state, fastest=fastest)
-    if method == "asjs":
-        wait = r["wait"] == "best"
-        return lambda state: asjs(state, wait=wait)
-    if r["completion"] == "ready-times":
-        return cmms_ready
-    return cmms
+        chosen = partial(fifo, strict=r["blocking"] == "strict")
+    elif method == "fair":
+        chosen = partial(fair, fastest=r["vms"] == "fastest")
+    elif method == "asjs":
+        chosen = partial(asjs, wait=r["wait"] == "best")
+    else:
+        chosen = cmms_ready if r["completion"] == "ready-times" else cmms
+
+    def policy(state: DecisionState) -> list[tuple[int, np.ndarray]]:
+        return chosen(state)
+
+    policy.__name__ = method
+    policy.deadline = r["deadline"]  # type: ignore[attr-defined]
+    return policy
 
 
 def _first(state: DecisionState, k: int, usable: np.ndarray, p: int, fastest: bool
@@ -285,7 +323,9 @@ class _AsjsWatch:
     def look(self, run: Any, j: int, now: float) -> bool:
         """Compute (again) job ``j``'s best VMs at ``now``; return whether they changed."""
         p, limit = run.parallelism[j], run.due_plain[j] + 0.0
-        can = run.fit_bits[j] & run.fast[run.in_time(j, now, limit, run.count[j])]
+        # Deadline-oblivious: every VM that fits, a set that never changes (no threshold).
+        can = (run.fit_bits[j] & run.fast[run.in_time(j, now, limit, run.count[j])]
+               if run.aware else run.fit_bits[j])
         best = self.best_of.get((can, p))
         if best is None:
             best = self.best_of[can, p] = _best(self.rank, can, p)
@@ -297,6 +337,8 @@ class _AsjsWatch:
             vms = self.vms[j] = lowest(best, p)
             for v in vms:
                 self.holding[v].add(j)
+            if not run.aware:
+                return True
             # When the slowest of them may fall out of time (a little early: checked).
             check = (limit - run.instructions[j] / min(run.speed[v] for v in vms)
                      - 1e-9 * (1.0 + abs(limit)))
@@ -485,9 +527,13 @@ def cmms_ready(state: DecisionState) -> list[tuple[int, np.ndarray]]:
     chosen = []
     while open_jobs.any():
         completion = ready[None, :] + times
-        ok = state.fits & (completion <= due + TIME_TOL) & open_jobs[:, None]
+        # Deadline-oblivious (not state.aware): every VM that fits, in time or not.
+        ok = (state.fits & ((completion <= due + TIME_TOL) if state.aware else True)
+              & open_jobs[:, None])
         masked = np.sort(np.where(ok, completion, np.inf), axis=1)
         mct = masked[np.arange(len(waiting)), np.minimum(p, masked.shape[1]) - 1]
+        # Fewer than p such VMs (p above the VM count included): no p-th smallest, not mapped.
+        mct[ok.sum(axis=1) < p] = np.inf
         k = int(np.argmin(mct))
         if not np.isfinite(mct[k]):
             break

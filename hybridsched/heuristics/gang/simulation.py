@@ -24,6 +24,22 @@ checker's problem (a job is either run by its deadline or not run) and
 drops a job as soon as it can no longer be run. Decisions happen at events
 (arrivals, job ends) under both readings.
 
+*Reading* ``deadline`` (the baselines' option, :mod:`hybridsched.heuristics.gang.baselines`
+quotes the paper): ``"aware"`` (the default) is the rule above, a policy
+starts only gangs that end by their deadline. Under ``"oblivious-kill"`` and
+``"oblivious-complete"`` the VMs usable for a job are the free ones that meet
+its memory, bandwidth and disk demands, fast enough or not: a policy may
+start a gang that cannot end by its deadline. Such a job is *missed*
+(:attr:`Solution.missed <hybridsched.gang.solution.Solution.missed>`), an
+unfinished job that holds its VMs: ``"oblivious-kill"`` stops it at its
+deadline, which frees its VMs then (an event, a decision: a later job may
+start on them at that time); ``"oblivious-complete"`` runs it to its end.
+Under both, a waiting job leaves the queue at the first decision at or after
+its deadline (it could only be unfinished once started; killed at once under
+``"oblivious-kill"``), and ``drop="latest-start"`` keeps its arrival rule (a
+job fewer than ``parallelism`` VMs fit could never run); there is no latest
+start without a deadline test.
+
 The simulation checks every choice against these rules, so a policy can
 only start valid gangs; the family checker re-checks the realised schedule.
 
@@ -115,7 +131,10 @@ class DecisionState:
     ``v`` (free or busy) meets its memory, bandwidth and disk demands;
     ``task_time`` is the instance's full job-by-VM matrix; ``ready[v]`` is
     when VM ``v`` is free (``now`` when it is). ``memo`` is a cache a policy
-    may keep values of the instance in; it lasts one simulation.
+    may keep values of the instance in; it lasts one simulation. ``aware``:
+    the simulation's ``deadline`` reading is ``"aware"``; when false (a
+    deadline-oblivious reading) ``usable`` holds the free VMs that meet the
+    job's demands, in time or not, and a policy must not test deadlines.
     """
 
     now: float
@@ -126,6 +145,7 @@ class DecisionState:
     fits: np.ndarray
     ready: np.ndarray | None = None
     memo: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
+    aware: bool = True
 
     def usable_bits(self) -> Iterator[tuple[int, int]]:
         """Each waiting job (in queue order) with its row of ``usable`` as bits.
@@ -138,9 +158,11 @@ class DecisionState:
         """Each waiting job with the VMs that fit it and end its task by its deadline.
 
         Free or busy VMs, as bits; the deadline is extended by ``tol``, the
-        task started now.
+        task started now. Not :attr:`aware`: the VMs that fit it, whatever the deadline.
         """
         rows = self.waiting
+        if not self.aware:
+            return zip(rows.tolist(), rows_to_bits(self.fits), strict=True)
         in_time = self.now + self.task_time[rows] <= self.instance.due[rows, None] + tol
         return zip(rows.tolist(), rows_to_bits(self.fits & in_time), strict=True)
 
@@ -161,6 +183,7 @@ class LiveState(DecisionState):
         self.memo = run.memo
         self.run, self.jobs = run, jobs  # the waiting jobs in queue order, as a list
         self.free = run.free_bits  # an int: later starts do not change it
+        self.aware = run.aware
 
     @property
     def task_time(self) -> np.ndarray:  # type: ignore[override]
@@ -179,8 +202,10 @@ class LiveState(DecisionState):
 
     @cached_property
     def usable(self) -> np.ndarray:  # type: ignore[override]
-        """The free VMs that fit each waiting job and end its task by its deadline."""
+        """The free VMs that fit each waiting job and end its task by its deadline (if aware)."""
         rows = self.waiting
+        if not self.aware:
+            return self.fits & from_bits(self.free, self.instance.n_vms)[None, :]
         in_time = self.now + self.task_time[rows] <= self.run.due[rows, None] + TIME_TOL
         return self.fits & in_time & from_bits(self.free, self.instance.n_vms)[None, :]
 
@@ -213,7 +238,7 @@ class LiveState(DecisionState):
     def eligible_bits(self, tol: float = TIME_TOL) -> Iterator[tuple[int, int]]:
         """As :meth:`DecisionState.eligible_bits`, from the simulation's counts."""
         run = self.run
-        if tol == TIME_TOL:
+        if tol == TIME_TOL or not self.aware:  # oblivious: eligible are the fitting VMs
             return ((j, run.eligible[j]) for j in self.jobs)
         return ((j, run.fit_bits[j] & run.fast[run.in_time(
             j, self.now, run.due_plain[j] + tol,
@@ -240,6 +265,9 @@ class OnlineStats:
 
 #: When a waiting job is dropped (module docstring), the default first.
 DROP_RULES = ("latest-start", "deadline")
+#: Whether a policy may start a gang that cannot end by its deadline, and what happens to
+#: it (module docstring), the default first.
+DEADLINE_RULES = ("aware", "oblivious-kill", "oblivious-complete")
 
 
 class _Run:
@@ -256,9 +284,13 @@ class _Run:
     through a review, and nothing else makes a job startable.
     """
 
-    def __init__(self, instance: Instance, policy: Policy, drop: str) -> None:
+    def __init__(self, instance: Instance, policy: Policy, drop: str,
+                 deadline: str = "aware") -> None:
         self.sim = Simulation()
         self.instance, self.policy, self.latest = instance, policy, drop == "latest-start"
+        # Oblivious: the VMs in time are all the VMs (count stays n), a job is late at its
+        # deadline only; kill: a started job that would end after it stops there.
+        self.aware, self.kill = deadline == "aware", deadline == "oblivious-kill"
         self.clock = -math.inf  # time of the last decision (module docstring, *Times*)
         self.fits, self.due = instance.fits(), instance.due
         n = instance.n_vms
@@ -293,6 +325,7 @@ class _Run:
         self.startable: set[int] = set()  # waiting jobs with enough usable VMs
         self.starts: dict[int, tuple[float, list[int]]] = {}
         self.dropped: dict[int, str] = {}
+        self.missed: dict[int, str] = {}  # started jobs that miss their deadline
         self.stats = OnlineStats()
         self.memo: dict[Any, Any] = {}
 
@@ -326,11 +359,12 @@ class _Run:
     def review(self, j: int, now: float) -> bool:
         """Update job ``j``'s VMs in time at ``now``; return whether it is late (to drop)."""
         c = self.count[j]
-        if c and now + self.instructions[j] / self.speed_desc[c - 1] > self.due_tol[j]:
+        if (self.aware and c
+                and now + self.instructions[j] / self.speed_desc[c - 1] > self.due_tol[j]):
             c = self.count[j] = self.in_time(j, now, self.due_tol[j], c)
         bits = self.eligible[j] = self.fit_bits[j] & self.fast[c]
-        if (bits.bit_count() < self.parallelism[j] if self.latest
-                else now >= self.due_early[j]):
+        if ((self.latest and bits.bit_count() < self.parallelism[j])
+                or ((not self.latest or not self.aware) and now >= self.due_early[j])):
             return True
         if (bits & self.free_bits).bit_count() >= self.parallelism[j]:
             self.startable.add(j)
@@ -339,8 +373,8 @@ class _Run:
         # When the next VM may fall out of time (a little early: the test is exact).
         limit = self.due_tol[j]
         check = (limit - self.instructions[j] / self.speed_desc[c - 1]
-                 - 1e-9 * (1.0 + abs(limit))) if c else math.inf
-        if not self.latest:
+                 - 1e-9 * (1.0 + abs(limit))) if c and self.aware else math.inf
+        if not self.latest or not self.aware:
             check = min(check, self.due_early[j])
         self.due_check[j] = check
         # Pushed after this decision's reviews: a job within the margin at ``now``
@@ -363,8 +397,8 @@ class _Run:
         self.reviewed.clear()
         if late:  # dropped in queue order, as a scan of the queue would
             late.sort(key=self.queue_rank.__getitem__)
-            reason = ("no longer enough VMs fast enough for its deadline" if self.latest
-                      else "its deadline has passed")
+            reason = ("no longer enough VMs fast enough for its deadline"
+                      if self.latest and self.aware else "its deadline has passed")
             for j in late:
                 del waiting[j]
                 self.startable.discard(j)
@@ -398,21 +432,27 @@ class _Run:
         self.startable.discard(j)  # the others are checked when next needed
         x, speed = self.instructions[j], self.speed
         end = now + max(x / speed[v] for v in vms)
+        killed = False
+        if not self.aware and end > self.due_tol[j]:  # oblivious: it misses its deadline
+            killed = self.kill
+            self.missed[j] = "killed" if killed else "late"
+            if killed:  # stopped at its deadline (after now: it would be dropped otherwise)
+                end = self.due_plain[j]
         for v in vms:
             self.busy_until[v] = end
         self.starts[j] = (now, vms)
         vm_ids = self.instance.vm_ids
         self.sim.log.record(now, "start", job=self.instance.job_ids[j],
                             vms=[vm_ids[v] for v in vms], end=end)
-        self.sim.after(end - now, lambda: self.finish(j, bits, end))
+        self.sim.after(end - now, lambda: self.finish(j, bits, end, killed))
 
-    def finish(self, j: int, bits: int, end: float) -> None:
+    def finish(self, j: int, bits: int, end: float, killed: bool = False) -> None:
         free = self.free_bits = self.free_bits | bits
         eligible, parallelism, startable = self.eligible, self.parallelism, self.startable
         for k in self.waiting:
             if k not in startable and (eligible[k] & free).bit_count() >= parallelism[k]:
                 startable.add(k)
-        self.sim.log.record(end, "end", job=self.instance.job_ids[j])
+        self.sim.log.record(end, "kill" if killed else "end", job=self.instance.job_ids[j])
         self.decide(end)
 
     def arrive(self, batch: list[int]) -> None:
@@ -431,18 +471,28 @@ class _Run:
         self.decide(now)
 
 
-def simulate(instance: Instance, policy: Policy, *, drop: str = "latest-start"
-             ) -> tuple[Solution, OnlineStats]:
-    """Run ``policy`` online on ``instance``; return the realised schedule and counters."""
+def simulate(instance: Instance, policy: Policy, *, drop: str = "latest-start",
+             deadline: str | None = None) -> tuple[Solution, OnlineStats]:
+    """Run ``policy`` online on ``instance``; return the realised schedule and counters.
+
+    ``deadline``: the reading of the module docstring; by default the policy's own
+    (its ``deadline`` attribute, which
+    :func:`~hybridsched.heuristics.gang.baselines.make_baseline` sets), else ``"aware"``.
+    """
     if drop not in DROP_RULES:
         raise ValueError(f"drop: must be one of {', '.join(DROP_RULES)}, got {drop!r}")
+    if deadline is None:
+        deadline = getattr(policy, "deadline", DEADLINE_RULES[0])
+    if deadline not in DEADLINE_RULES:
+        raise ValueError(f"deadline: must be one of {', '.join(DEADLINE_RULES)}, "
+                         f"got {deadline!r}")
     started_at = time.perf_counter()
-    run = _Run(instance, policy, drop)
+    run = _Run(instance, policy, drop, deadline)
     run.sim.arrivals(instance.arrival, run.arrive)
     run.sim.run()
     for j in run.waiting:  # only under drop="deadline": queued past the last event
         run.drop_job(j, "never started", max(run.clock, float(run.sim.now)))
     run.stats.wall_s = time.perf_counter() - started_at
     run.stats.events = len(run.sim.log)
-    return (from_starts(instance.n_jobs, run.starts, run.dropped, run.sim.log.records()),
-            run.stats)
+    return (from_starts(instance.n_jobs, run.starts, run.dropped, run.sim.log.records(),
+                        run.missed), run.stats)

@@ -55,6 +55,7 @@ from hybridsched.malleable.instance import AgentTree, Instance
 from hybridsched.malleable.limits import check_end
 from hybridsched.malleable.solution import Solution, from_pieces
 from hybridsched.malleable.tree import default_tree, star_tree
+from hybridsched.seeding import RNGLike, resolve_rng
 from hybridsched.sim import Simulation
 
 Scheduler = Literal["tree", "flat", "round-robin"]
@@ -98,33 +99,38 @@ def tree_for(instance: Instance, scheduler: Scheduler) -> AgentTree | None:
 
 
 def simulate(instance: Instance, scheduler: Scheduler = "tree", policy: str = "A",
-             seed: int | None = 0, *, keep_choices: bool = False, exhaustive: bool = False
-             ) -> tuple[Solution, OnlineStats]:
+             seed: int | None = None, *, rng: RNGLike = None, keep_choices: bool = False,
+             exhaustive: bool = False) -> tuple[Solution, OnlineStats]:
     """Simulate the instance online; return the realised schedule and the counters.
 
-    ``keep_choices`` keeps every selected candidate in ``stats.choices``
-    (for tests that replay decisions). ``exhaustive`` asks every leaf at
-    every decision, through the tree (the same choices, slower; see the
-    module docstring).
+    ``rng`` draws round robin's resources (the other schedulers draw
+    nothing): an integer seed (``seed`` is its older name, kept for existing
+    code: give one or the other), ``None`` (seed 0) or a
+    ``numpy.random.Generator``, used as it is, so its state advances with
+    every draw (see :mod:`hybridsched.seeding`). ``keep_choices`` keeps every
+    selected candidate in ``stats.choices`` (for tests that replay
+    decisions). ``exhaustive`` asks every leaf at every decision, through the
+    tree (the same choices, slower; see the module docstring).
     """
     if scheduler not in SCHEDULERS:
         raise InputError(f"scheduler: must be one of {', '.join(SCHEDULERS)}, got "
                          f"{scheduler!r}")
     if policy not in ("A", "B"):
         raise InputError(f"policy: must be A or B, got {policy!r}")
-    return _Run(instance, scheduler, policy, seed, keep_choices, exhaustive).run()
+    return _Run(instance, scheduler, policy, resolve_rng(rng, seed), keep_choices,
+                exhaustive).run()
 
 
 class _Run:
     """One simulation: the leaves, the policy and the record of what ran."""
 
     def __init__(self, instance: Instance, scheduler: Scheduler, policy: str,
-                 seed: int | None, keep_choices: bool, exhaustive: bool = False) -> None:
+                 rng: np.random.Generator, keep_choices: bool, exhaustive: bool = False) -> None:
         self.instance = instance
         self.policy = policy
         self.scheduler = scheduler
         self.keep_choices = keep_choices
-        self.rng = np.random.default_rng(seed)
+        self.rng = rng
         self.sim = Simulation()
         tables: dict = {}  # per-job tables shared by the leaves of one kind
         self.leaves: list[ClusterScheduler | CloudScheduler] = [

@@ -23,14 +23,18 @@ Table 10), whose mixed targets let them differ.
 
 **Thresholds.** The paper's Linear function is ``P(d) = d / sigma`` up to
 ``sigma``, the standard deviation of the criterion's pairwise deviations at
-this decision, so thresholds are given *in units of sigma*, for every
-criterion and function alike: ``linear`` uses ``(q, p)`` (default ``(0,
-1)``: the paper's function), ``level`` uses ``(q, p)`` (default ``(0.5,
-1)``; the paper gives no values), ``gaussian`` uses ``s = p x sigma``
-(default ``p = 1``: the paper's ``2 sigma^2``). When sigma is 0 (equal
-values) every function reads as its limit, the usual criterion (any
-positive deviation is a full preference), as the paper's Linear does
-literally (``P = 1`` for ``d > sigma``).
+this decision, so thresholds are given by default *in units of sigma*
+(option ``thresholds``, :mod:`.promethee_thresholds`), for every criterion
+and function alike: ``linear`` uses ``(q, p)`` (default ``(0, 1)``: the
+paper's function), ``level`` uses ``(q, p)`` (default ``(0.5, 1)``; the
+paper gives no values), ``gaussian`` uses ``s = p x sigma`` (default ``p =
+1``: the paper's ``2 sigma^2``). When sigma is 0 (equal values) every
+function reads as its limit, the usual criterion (any positive deviation is
+a full preference), as the paper's Linear does literally (``P = 1`` for ``d
+> sigma``). With ``thresholds = "absolute"``, ``q`` and ``p`` (the
+Gaussian's ``s``) are in each criterion's own units, seconds for ECT, money
+for the price, EEI's own for EEI; ``p`` is then required. Either way ``q``
+and ``p`` take one value for every criterion or one per criterion.
 
 **Which sigma** (option ``spread``). The paper: "sigma is the standard
 deviation of the differences d_ic for all pairs of tasks", with
@@ -64,10 +68,11 @@ price/time unit required by host". At one decision both columns are NOI
 times a positive constant, and every threshold is a multiple of the
 column's own sigma, so their preferences are those of NOI: an identity,
 not a reading (tests/pull/test_literal_promethee.py checks the whole
-decision against the paper's formulas on the full matrix). It would not
-hold for absolute thresholds, which this scheduler does not take: the
-paper gives no values for them, and one value cannot suit seconds,
-monetary units and EEI alike.
+decision against the paper's formulas on the full matrix). It needs the same
+thresholds in sigmas for both; with absolute thresholds (or different ones)
+the two columns are ranked each on its own, in its own units: an absolute
+threshold in seconds means more instructions on a fast host than on a slow
+one, and one in money means nothing on a free host (whose price column is 0).
 
 **Level's boundaries.** The paper's Level is "0 if d < q, 1/2 if q <= d <
 p, 1 if d >= p" (section 6.3.2); Brans' (:mod:`.promethee`'s default) puts
@@ -101,11 +106,20 @@ import numpy as np
 from hybridsched.errors import InputError
 from hybridsched.heuristics.pull.promethee import (
     SPREADS,
+    BoundedSums,
     Criterion,
     bounded_sums,
     check_criteria,
     criterion_sums,
     flows,
+)
+from hybridsched.heuristics.pull.promethee_thresholds import (
+    DEFAULT_THRESHOLDS,
+    SIGMA_DEFAULTS,
+    Threshold,
+    check_kind,
+    parse_threshold,
+    per_criterion,
 )
 from hybridsched.heuristics.pull.simulation import PullPolicy, check_replicas
 from hybridsched.pull.reputation import eei
@@ -113,7 +127,7 @@ from hybridsched.pull.reputation import eei
 #: Criteria the scheduler evaluates, in order.
 CRITERIA = ("ect", "price", "eei")
 #: Preference functions of the paper, and their default thresholds (q, p) in sigmas.
-PREFERENCES = {"linear": (0.0, 1.0), "level": (0.5, 1.0), "gaussian": (0.0, 1.0)}
+PREFERENCES = SIGMA_DEFAULTS
 #: The default strategy, the paper's final SOFT winner s_{4,26}: every target max,
 #: weights (ECT, price, EEI) = (0.6, 0.1, 0.3) (Tables 7, 8 and 11).
 DEFAULT_WEIGHTS = (0.6, 0.1, 0.3)
@@ -125,7 +139,8 @@ NOI_MAX = ("workload", "ranked")
 #: Readings of FCFS (module doc, "FCFS").
 FCFS_ORDERS = ("random", "oldest")
 #: The options of the promethee method, as the registry's check and the CLI know them.
-OPTIONS = ("preference", "weights", "targets", "q", "p", "window", "spread", "noi_max")
+OPTIONS = ("preference", "weights", "targets", "q", "p", "window", "spread", "noi_max",
+           "thresholds")
 #: The options of the fcfs method (``replicas`` is the simulation's, taken by both).
 FCFS_OPTIONS = ("order",)
 
@@ -137,17 +152,17 @@ class Strategy:
     targets: tuple[str, ...] = DEFAULT_TARGETS
     weights: tuple[float, ...] = DEFAULT_WEIGHTS
     preference: str = "linear"
-    q: float | None = None
-    p: float | None = None
+    q: Threshold = None
+    p: Threshold = None
     window: float = 1.0
     spread: str = DEFAULT_SPREAD
     noi_max: str = "workload"
+    thresholds: str = DEFAULT_THRESHOLDS
 
     @property
-    def thresholds(self) -> tuple[float, float]:
-        """``(q, p)`` in sigmas, defaults filled in."""
-        q0, p0 = PREFERENCES[self.preference]
-        return (q0 if self.q is None else self.q, p0 if self.p is None else self.p)
+    def pairs(self) -> tuple[tuple[float, float], ...]:
+        """``(q, p)`` of each criterion (ECT, price, EEI), in :attr:`thresholds` units."""
+        return per_criterion(self.preference, self.thresholds, self.q, self.p)
 
 
 def _items(value: str | Sequence, what: str) -> list:
@@ -185,10 +200,17 @@ def parse_targets(value: str | Sequence[str]) -> tuple[str, ...]:
 
 
 def strategy(*, preference: str = "linear", weights: str | Sequence[float] = DEFAULT_WEIGHTS,
-             targets: str | Sequence[str] = DEFAULT_TARGETS, q: float | None = None,
-             p: float | None = None, window: float = 1.0,
-             spread: str = DEFAULT_SPREAD, noi_max: str = "workload") -> Strategy:
-    """A checked :class:`Strategy` (one-line :class:`InputError` naming the bad option)."""
+             targets: str | Sequence[str] = DEFAULT_TARGETS,
+             q: float | str | Sequence[float] | None = None,
+             p: float | str | Sequence[float] | None = None, window: float = 1.0,
+             spread: str = DEFAULT_SPREAD, noi_max: str = "workload",
+             thresholds: str = DEFAULT_THRESHOLDS) -> Strategy:
+    """A checked :class:`Strategy` (one-line :class:`InputError` naming the bad option).
+
+    ``q`` and ``p``: one number, or one per criterion (ECT, price, EEI) as a
+    sequence or a comma-separated string, in the unit ``thresholds`` names
+    (:mod:`.promethee_thresholds`).
+    """
     if noi_max not in NOI_MAX:
         raise InputError(f"option --noi-max: unknown reading of NOI_max {noi_max!r} "
                          f"(choose from: {', '.join(NOI_MAX)})")
@@ -198,23 +220,15 @@ def strategy(*, preference: str = "linear", weights: str | Sequence[float] = DEF
     if preference not in PREFERENCES:
         raise InputError(f"option --preference: unknown preference function {preference!r} "
                          f"(choose from: {', '.join(PREFERENCES)})")
-    for name, v in (("q", q), ("p", p)):
-        if v is not None and (isinstance(v, bool) or not isinstance(v, int | float)
-                              or not math.isfinite(v) or v < 0):
-            raise InputError(f"option --{name}: must be a finite number >= 0, got {v!r}")
+    check_kind(thresholds)
+    q, p = parse_threshold(q, "q"), parse_threshold(p, "p")
     if (isinstance(window, bool) or not isinstance(window, int | float)
             or not 0 < window <= 1):
         raise InputError(f"option --window: the fraction of the queue ranked must be in "
                          f"(0, 1], got {window!r}")
     chosen = Strategy(parse_targets(targets), parse_weights(weights), preference, q, p,
-                      float(window), spread, noi_max)
-    q_, p_ = chosen.thresholds
-    if preference != "gaussian" and q_ > p_:
-        raise InputError(f"option --q: q ({q_:g}) must not exceed p ({p_:g})")
-    if preference == "linear" and q_ == p_:
-        raise InputError(f"option --p: linear needs q < p, got q = p = {p_:g}")
-    if preference == "gaussian" and p_ <= 0:
-        raise InputError("option --p: the gaussian needs p > 0")
+                      float(window), spread, noi_max, thresholds)
+    per_criterion(preference, thresholds, q, p)  # q <= p (and more) for each criterion
     return chosen
 
 
@@ -247,11 +261,17 @@ class PrometheeScheduler(PullPolicy):
         # "auto": the fast path where it applies, the bounded series for the Gaussian
         # (:meth:`best_gaussian`, the same choices); "pairwise": the definition.
         self.flows_method = flows_method
-        q, p = chosen.thresholds
+        relative = chosen.thresholds == "sigma"
         self._criteria = [Criterion(target=t, weight=w, function=chosen.preference,
-                                    q=q, p=p, s=p, relative=True, spread=chosen.spread,
+                                    q=q, p=p, s=p, relative=relative, spread=chosen.spread,
                                     closed=True)
-                          for t, w in zip(chosen.targets, chosen.weights, strict=True)]
+                          for t, w, (q, p) in zip(chosen.targets, chosen.weights, chosen.pairs,
+                                                  strict=True)]
+        ect, price = self._criteria[:2]
+        # One ranking of NOI serves ECT and price when both thresholds are the same
+        # multiples of each column's sigma (module doc, "ECT and price share one ranking").
+        self._shared = relative and (replace(ect, target="max", weight=0.0)
+                                     == replace(price, target="max", weight=0.0))
 
     def matrix(self, noi: np.ndarray, cpu: float, price: float, noi_max: float,
                reputation: float) -> np.ndarray:
@@ -260,47 +280,64 @@ class PrometheeScheduler(PullPolicy):
         return np.column_stack([ect, ect * price, eei(noi, noi_max, reputation)])
 
     def rank(self, matrix: np.ndarray) -> np.ndarray:
-        """Net flows of the rows of ``matrix`` (thresholds scaled by each column's sigma)."""
+        """Net flows of the rows of ``matrix`` (each column's thresholds, sigma its own)."""
         return flows(matrix, self._criteria, self.flows_method)[2]
+
+    def _columns(self, noi: np.ndarray, cpu: float, price: float
+                 ) -> list[tuple[Criterion, np.ndarray]]:
+        """The ECT and price criteria with the values their sums are taken of (target max).
+
+        Shared: NOI for both (module doc); otherwise the columns of :meth:`matrix`.
+        A free host's price column is constant and adds nothing: left out.
+        """
+        ect, price_c = self._criteria[:2]
+        used = (ect, price_c) if price > 0 else (ect,)
+        if self._shared:
+            return [(c, noi) for c in used]
+        seconds = noi / cpu
+        return [(c, seconds if c is ect else seconds * price) for c in used]
 
     def net_flows(self, noi: np.ndarray, cpu: float, price: float, noi_max: float,
                   reputation: float) -> np.ndarray:
-        """:meth:`rank` of :meth:`matrix`, ranking the ECT and price columns once.
+        """:meth:`rank` of :meth:`matrix`, ranking the ECT and price columns once if they share.
 
-        Both are ``noi`` times a positive constant, and thresholds are relative
-        to each column's sigma, so their preference sums are those of ``noi``
-        (swapped for a min target); a free host's price column is constant and
-        adds nothing.
+        Both are ``noi`` times a positive constant, and with thresholds in
+        sigmas their preference sums are those of ``noi`` (swapped for a min
+        target); a free host's price column is constant and adds nothing.
         """
         n = len(noi)
         if n < 2:
             return np.zeros(n)
-        base = replace(self._criteria[0], target="max")
-        return self._combine(criterion_sums(noi, base, self.flows_method),
+        columns = self._columns(noi, cpu, price)
+        sums: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        for c, values in columns:  # a shared NOI column is ranked once
+            if id(values) not in sums:
+                sums[id(values)] = criterion_sums(values, replace(c, target="max"),
+                                                  self.flows_method)
+        return self._combine([(c, sums[id(values)]) for c, values in columns],
                              criterion_sums(eei(noi, noi_max, reputation), self._criteria[2],
-                                            self.flows_method), price, n)
+                                            self.flows_method), n)
 
-    def _combine(self, noi_sums: tuple[np.ndarray, np.ndarray],
-                 eei_sums: tuple[np.ndarray, np.ndarray], price: float, n: int) -> np.ndarray:
-        """Net flows from the sums of NOI (target max) and EEI, for any subset of the rows.
+    def _combine(self, columns: list[tuple[Criterion, tuple[np.ndarray, np.ndarray]]],
+                 eei_sums: tuple[np.ndarray, np.ndarray], n: int) -> np.ndarray:
+        """Net flows from the ECT and price sums (target max) and EEI's, for any rows.
 
         The same float operations on any rows: a subset's flows are the
         whole's at those rows, bit for bit.
         """
-        ect, price_c, eei_c = self._criteria
-        given, taken = noi_sums
-        plus, minus = np.zeros(len(given)), np.zeros(len(given))
-        for c in (ect, price_c) if price > 0 else (ect,):
-            up, down = (given, taken) if c.target == "max" else (taken, given)
-            plus += c.weight * up
-            minus += c.weight * down
+        eei_c = self._criteria[2]
         up, down = eei_sums
+        plus, minus = np.zeros(len(up)), np.zeros(len(up))
+        for c, (given, taken) in columns:
+            c_up, c_down = (given, taken) if c.target == "max" else (taken, given)
+            plus += c.weight * c_up
+            minus += c.weight * c_down
         plus += eei_c.weight * up
         minus += eei_c.weight * down
         return (plus - minus) / (n - 1)
 
-    def best_gaussian(self, noi: np.ndarray, noi_max: float, price: float, reputation: float
-                      ) -> int:
+    def best_gaussian(self, noi: np.ndarray, cpu: float, price: float, noi_max: float,
+                      reputation: float) -> int:
         """The row of the best net flow, as the pairwise flows pick it, without their matrix.
 
         Approximate flows (:func:`~.promethee.bounded_sums`) are each within
@@ -313,18 +350,25 @@ class PrometheeScheduler(PullPolicy):
         n = len(noi)
         if n < 2:
             return 0
-        ect, price_c, eei_c = self._criteria
-        ranked = bounded_sums(noi, replace(ect, target="max"))
+        eei_c = self._criteria[2]
+        columns = self._columns(noi, cpu, price)
+        bounded: dict[int, tuple[float, BoundedSums]] = {}  # values -> (weight, sums)
+        for c, values in columns:
+            weight, sums = bounded.get(id(values), (0.0, None))
+            if sums is None:
+                sums = bounded_sums(values, replace(c, target="max"))
+            bounded[id(values)] = (weight + c.weight, sums)
+        of = [(c, bounded[id(values)][1]) for c, values in columns]
         risk = bounded_sums(eei(noi, noi_max, reputation), eei_c)
-        net = self._combine((ranked.given, ranked.taken), (risk.given, risk.taken), price, n)
-        noi_weight = ect.weight + (price_c.weight if price > 0 else 0.0)
+        net = self._combine([(c, (b.given, b.taken)) for c, b in of],
+                            (risk.given, risk.taken), n)
         # Each flow: weights x (given + taken errors) / (n - 1), and the sums' own rounding.
-        bound = ((noi_weight * 2 * ranked.error + eei_c.weight * 2 * risk.error) / (n - 1)
-                 * (1 + 1e-9) + 64 * np.finfo(float).eps)
+        error = sum(w * 2 * b.error for w, b in bounded.values()) + eei_c.weight * 2 * risk.error
+        bound = error / (n - 1) * (1 + 1e-9) + 64 * np.finfo(float).eps
         close = np.flatnonzero(net >= net.max() - 2 * bound)
         if len(close) == 1:
             return int(close[0])
-        exact = self._combine(ranked.exact(close), risk.exact(close), price, n)
+        exact = self._combine([(c, b.exact(close)) for c, b in of], risk.exact(close), n)
         return int(close[int(np.argmax(exact))])
 
     def choose(self, candidates: np.ndarray, noi: np.ndarray, cpu: float, price: float,
@@ -337,7 +381,8 @@ class PrometheeScheduler(PullPolicy):
         if self.strategy.noi_max == "ranked":
             noi_max = float(noi[chosen].max())
         if self.strategy.preference == "gaussian" and self.flows_method == "auto":
-            return int(chosen[self.best_gaussian(noi[chosen], noi_max, price, reputation)])
+            return int(chosen[self.best_gaussian(noi[chosen], cpu, price, noi_max,
+                                                 reputation)])
         net = self.net_flows(noi[chosen], cpu, price, noi_max, reputation)
         return int(chosen[int(np.argmax(net))])
 

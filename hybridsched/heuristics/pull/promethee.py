@@ -67,13 +67,15 @@ absolute deviations ``|x_a - x_b|`` over the ``n (n - 1) / 2`` pairs
 their sum is ``sum_k (2k - n + 1) s_k`` for the sorted values ``s``), or
 ``signed-pairs``, of the signed ``x_a - x_b`` over the ``n (n - 1)`` ordered
 pairs (:func:`signed_deviation_std`, O(n)); ``relative`` thresholds are
-multiples of sigma. An unset ``p`` is never below ``q``:
-``p = max(sigma, q)``, and where that is ``q`` (the spread is at most the
-indifference), linear and level read as their limit, the U-shape at ``q``
-(0 up to ``q``, 1 above). A vshape uses ``p`` only (``q`` is ignored) and
-with ``p = 0`` reads as its limit, the usual criterion; so does every
-function with relative thresholds and sigma 0 (:func:`scaled`). Both paths
-take their thresholds from :func:`_resolved`, on the same sorted values.
+multiples of sigma. Other thresholds (the scheduler's ``thresholds =
+"absolute"``) are used as they are: no path above assumes any scale. An
+unset ``p`` is never below ``q``: ``p = max(sigma, q)``, and where that is
+``q`` (the spread is at most the indifference), linear and level read as
+their limit, the U-shape at ``q`` (0 up to ``q``, 1 above). A vshape uses
+``p`` only (``q`` is ignored) and with ``p = 0`` reads as its limit, the
+usual criterion; so does every function with relative thresholds and sigma
+0 (:func:`scaled`). Both paths take their thresholds from :func:`_resolved`,
+on the same sorted values.
 
 **Rounding of sigma.** ``sum_k (2k - n + 1) s_k`` and the squares work
 on the values minus their median (:func:`_centred`), never on the raw
@@ -106,7 +108,7 @@ from typing import Literal
 import numpy as np
 
 from hybridsched.errors import InputError
-from hybridsched.heuristics.pull.promethee_gaussian import pairwise_rows, series_sums
+from hybridsched.heuristics.pull.promethee_gaussian import pairwise_rows, series_sums, too_narrow
 from hybridsched.heuristics.pull.sorted_sums import DeviationSums, beaten_counts, beating_starts
 
 Function = Literal["usual", "ushape", "vshape", "linear", "level", "gaussian"]
@@ -259,9 +261,11 @@ def _resolved(c: Criterion, s: np.ndarray) -> Criterion:
 
     Both paths call this on the same sorted values, so they use the same floats.
     """
-    if not c.relative and c.p is not None:
-        return _closed(c)
-    return _closed(_resolved_open(c, s))
+    if c.relative or c.p is None:
+        c = _resolved_open(c, s)
+    if c.function == "gaussian" and too_narrow(c.s):  # its limit s -> 0, the usual criterion
+        c = Criterion(c.target, c.weight, "usual")
+    return _closed(c)
 
 
 def _resolved_open(c: Criterion, s: np.ndarray) -> Criterion:
@@ -310,7 +314,8 @@ def _pairwise_sums(x: np.ndarray, c: Criterion) -> tuple[np.ndarray, np.ndarray]
         beaten = s[None, first:] - s[first:last, None]  # rows a, columns b: d = s_b - s_a
         if c.function == "gaussian":  # in place: the chunk is the memory-bound part
             beaten *= beaten
-            beaten *= -0.5 / (c.s * c.s)
+            with np.errstate(over="ignore"):  # -inf for d >> s: exp gives 0, P = 1, exactly
+                beaten *= -0.5 / (c.s * c.s)
             np.exp(beaten, out=beaten)
             np.subtract(1.0, beaten, out=beaten)
             size = last - first

@@ -150,7 +150,9 @@ def _log_bound(terms: int, radius: float, reach: float) -> float:
         return -math.inf
     a = min(max((radius + math.sqrt(radius * radius + 4 * terms)) / 2, radius),
             max(reach, radius))
-    return -(a - radius) ** 2 / 2 + terms * math.log(a * radius) - _LOG_FACTORIALS[terms]
+    # log a + log r, not log(a r): the product underflows to 0 when s dwarfs the values.
+    return (-(a - radius) ** 2 / 2 + terms * (math.log(a) + math.log(radius))
+            - _LOG_FACTORIALS[terms])
 
 
 def _fewest_terms(radius: float, reach: float) -> int:
@@ -173,6 +175,18 @@ _INVERSE_FACTORIALS = np.array([1.0 / math.factorial(k) for k in range(MAX_TERMS
 #: hair below, so that the search in :func:`_fewest_terms` never starts past the fewest.
 _ONE_BIN_RADII = [math.exp((_LOG_PAIR_TOL + _LOG_FACTORIALS[p]) / (2 * p)) * (1 - 1e-9)
                   for p in range(1, MAX_TERMS + 1)]
+
+
+def too_narrow(width: float) -> bool:
+    """Whether ``1 / (2 s^2)`` overflows (``s = width`` below about 1e-154).
+
+    As ``s -> 0``, ``1 - exp(-d^2 / (2 s^2))`` tends to 1 for every ``d > 0``:
+    the usual criterion, which is what a float ``s`` that small means (the
+    pairwise path's ``-0.5 / (s * s)`` would divide by 0, or give ``0 x inf``
+    at ties); :mod:`.promethee` reads it so.
+    """
+    square = width * width
+    return square == 0 or not math.isfinite(0.5 / square)
 
 
 def pairwise_rounding(n: int) -> float:
@@ -315,7 +329,8 @@ def pairwise_rows(s: np.ndarray, width: float, rows: np.ndarray, chunk_rows: int
 def _preference(d: np.ndarray, scale: float) -> np.ndarray:
     """``1 - exp(scale d^2)`` in place, as the pairwise path computes it."""
     d *= d
-    d *= scale
+    with np.errstate(over="ignore"):  # -inf for d >> s: exp gives 0, as the pairwise path
+        d *= scale
     np.exp(d, out=d)
     np.subtract(1.0, d, out=d)
     return d

@@ -197,7 +197,8 @@ def solve_with_cpsat(model: cp_model.CpModel, *, time_limit: float | None = None
     threads:
         CP-SAT search workers (module docstring).
     seed:
-        CP-SAT's random seed.
+        CP-SAT's random seed; CP-SAT takes a 32-bit signed one, so a larger
+        seed is reduced modulo 2**31 (``--seed`` and drawn seeds go up to 2**63 - 1).
     verbose:
         Print CP-SAT's search log (to file descriptor 1).
     parameters:
@@ -218,7 +219,7 @@ def solve_with_cpsat(model: cp_model.CpModel, *, time_limit: float | None = None
     params.catch_sigint_signal = False
     params.log_search_progress = verbose
     params.num_workers = max(1, int(threads))
-    params.random_seed = int(seed)
+    params.random_seed = int(seed) % 2**31  # CP-SAT refuses seeds past 32 bits (TypeError)
     if limit is not None:
         params.max_time_in_seconds = max(limit, 1e-3)
     for key, value in (parameters or {}).items():
