@@ -11,7 +11,10 @@ own formulas, no sorting, no shared rankings. For the host that pulls, it
    (``signed-pairs``: every ordered pair's ``a_1 - a_2``; ``absolute-pairs``:
    every unordered pair's ``|a_1 - a_2|``), and the preference matrix G of
    the paper's Linear, Level or Gaussian function with thresholds in sigmas
-   (section 3.1: a deviation against the target gives 0);
+   or, under ``thresholds = "absolute"``, in the criterion's own units (ECT
+   seconds, price, EEI), one value per criterion or one for all, drawn from
+   the criteria's ranges or equal to a deviation of the data (section 3.1:
+   a deviation against the target gives 0);
 3. sums G by line (Phi+) and by column (Phi-), and adds up the weighted net
    flows (section 3.1, Figure 2); the task "with the highest score is
    scheduled to the pulling host".
@@ -25,6 +28,7 @@ end; every schedule a test simulates passes the checker.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 import pytest
@@ -102,16 +106,23 @@ def literal_preference(d: float, function: str, q: float, p: float) -> float:
 
 def literal_scores(noi: list[float], cpu: float, price: float, noi_max: float,
                    reputation: float, targets: tuple[str, ...], weights: tuple[float, ...],
-                   function: str, q_sigmas: float, p_sigmas: float, spread: str
+                   function: str, q_given: float | Sequence[float],
+                   p_given: float | Sequence[float], spread: str, absolute: bool = False
                    ) -> list[float]:
-    """The aggregated flow of each task (section 3.1), unnormalised."""
+    """The aggregated flow of each task (section 3.1), unnormalised.
+
+    ``q_given`` and ``p_given``: one value for every criterion or one per
+    criterion, in sigmas, or in the criterion's units with ``absolute``.
+    """
     a = literal_matrix(noi, cpu, price, noi_max, reputation)
     n = len(noi)
     score = [0.0] * n
     for c, (target, weight) in enumerate(zip(targets, weights, strict=True)):
         column = [row[c] for row in a]
-        sigma = literal_sigma(column, spread)
-        q, p = q_sigmas * sigma, p_sigmas * sigma
+        q_c = q_given[c] if isinstance(q_given, Sequence) else q_given
+        p_c = p_given[c] if isinstance(p_given, Sequence) else p_given
+        sigma = 1.0 if absolute else literal_sigma(column, spread)
+        q, p = q_c * sigma, p_c * sigma
         g = [[0.0] * n for _ in range(n)]
         for i in range(n):
             for j in range(n):
@@ -130,31 +141,67 @@ WEIGHTS = st.sampled_from([(1 / 3, 1 / 3, 1 / 3), (0.6, 0.1, 0.3), (0.2, 0.4, 0.
 TARGETS = st.tuples(*[st.sampled_from(["min", "max"])] * 3)
 
 
+#: Absolute preference thresholds p drawn per criterion, from each one's range on the
+#: generator's hosts (ECT 2,500 to 200,000 s, price 0 to 250, EEI 0.025 to 8).
+ABSOLUTE_P = ([500.0, 5000.0, 20000.0, 80000.0], [0.5, 5.0, 50.0], [0.01, 0.1, 0.5, 2.0])
+
+
+@st.composite
+def absolute_pair(draw, column: list[float], scale: list[float], function: str):
+    """``(q, p)`` of one criterion in its units: from its range, or deviations of the data.
+
+    A threshold equal to a deviation puts pairs exactly on it (the paper's closed
+    Level: ``d >= q``); level may have ``q = p``, linear needs ``q < p``.
+    """
+    deviations = sorted({abs(a - b) for a in column for b in column} - {0.0})
+    if deviations and draw(st.booleans()):
+        p = draw(st.sampled_from(deviations))
+        below = [0.0, *(d for d in deviations if d < p)]
+        return draw(st.sampled_from(below + ([p] if function == "level" else []))), p
+    p = draw(st.sampled_from(scale))
+    fractions = [0.0, 0.25, 0.5] + ([1.0] if function == "level" else [])
+    return p * draw(st.sampled_from(fractions)), p
+
+
 @st.composite
 def decisions(draw):
     """A pulling host, the tasks ranked, and a strategy under some reading."""
     n = draw(st.integers(1, 9))
     noi = [float(draw(st.integers(10, 100))) * 1e5 for _ in range(n)]
     function = draw(st.sampled_from(["linear", "level", "gaussian"]))
+    case = dict(noi=noi, cpu=float(draw(st.sampled_from([50, 150, 250, 400]))),
+                price=draw(st.sampled_from([0.0, 0.001, 0.01])),
+                workload_max=max(noi) * draw(st.sampled_from([1.0, 1.0, 1.6, 3.0])),
+                reputation=draw(st.sampled_from([0.0, 0.3, 0.5, 0.6, 0.7, 0.9, 1.0])),
+                targets=draw(TARGETS), weights=draw(WEIGHTS), function=function,
+                spread=draw(st.sampled_from(["signed-pairs", "absolute-pairs"])),
+                noi_max=draw(st.sampled_from(["workload", "ranked"])),
+                thresholds=draw(st.sampled_from(["sigma", "absolute"])))
+    if case["thresholds"] == "absolute":
+        top = max(noi) if case["noi_max"] == "ranked" else case["workload_max"]
+        a = literal_matrix(noi, case["cpu"], case["price"], top, case["reputation"])
+        pairs = [draw(absolute_pair([row[c] for row in a], ABSOLUTE_P[c], function))
+                 for c in range(3)]
+        case["q"], case["p"] = (tuple(x) for x in zip(*pairs, strict=True))
+        return case
     q, p = DEFAULT_QP[function]
     if draw(st.booleans()):
         p = draw(st.sampled_from([0.5, 1.0, 2.0]))
         q = draw(st.sampled_from([0.0, 0.25])) if function != "gaussian" else 0.0
-    return dict(noi=noi, cpu=float(draw(st.sampled_from([50, 150, 250, 400]))),
-                price=draw(st.sampled_from([0.0, 0.001, 0.01])),
-                workload_max=max(noi) * draw(st.sampled_from([1.0, 1.0, 1.6, 3.0])),
-                reputation=draw(st.sampled_from([0.0, 0.3, 0.5, 0.6, 0.7, 0.9, 1.0])),
-                targets=draw(TARGETS), weights=draw(WEIGHTS), function=function, q=q, p=p,
-                spread=draw(st.sampled_from(["signed-pairs", "absolute-pairs"])),
-                noi_max=draw(st.sampled_from(["workload", "ranked"])))
+    if draw(st.booleans()):  # sigmas per criterion: ECT and price ranked apart
+        p = (p, *draw(st.tuples(*[st.sampled_from([0.5, 1.0, 2.0])] * 2)))
+        q = (q, q, q)
+    case["q"], case["p"] = q, p
+    return case
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(decisions())
 def test_the_scheduler_makes_the_literal_decision(case) -> None:
     chosen = strategy(preference=case["function"], weights=case["weights"],
                       targets=case["targets"], q=case["q"], p=case["p"],
-                      spread=case["spread"], noi_max=case["noi_max"])
+                      spread=case["spread"], noi_max=case["noi_max"],
+                      thresholds=case["thresholds"])
     scheduler = PrometheeScheduler(chosen, np.random.default_rng(0))
     noi = np.array(case["noi"])
     n = len(noi)
@@ -163,14 +210,16 @@ def test_the_scheduler_makes_the_literal_decision(case) -> None:
     noi_max = max(case["noi"]) if case["noi_max"] == "ranked" else case["workload_max"]
     score = literal_scores(case["noi"], case["cpu"], case["price"], noi_max,
                            case["reputation"], case["targets"], case["weights"],
-                           case["function"], case["q"], case["p"], case["spread"])
+                           case["function"], case["q"], case["p"], case["spread"],
+                           absolute=case["thresholds"] == "absolute")
     assert score[pick] >= max(score) - 1e-9  # a best task (ties: any of them)
     if n > 1:
         net = scheduler.net_flows(noi, case["cpu"], case["price"], noi_max,
                                   case["reputation"])
         np.testing.assert_allclose(net * (n - 1), score, atol=1e-9)
         # The shared ECT/price ranking (module doc) equals the full matrix, whatever the
-        # reading: an identity of relative thresholds, not a reading.
+        # reading: an identity of relative thresholds, not a reading (absolute ones, or
+        # sigmas per criterion, rank the two columns apart: the same again).
         full = scheduler.rank(scheduler.matrix(noi, case["cpu"], case["price"], noi_max,
                                                case["reputation"]))
         np.testing.assert_allclose(net, full, atol=1e-9)
