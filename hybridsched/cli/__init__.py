@@ -45,6 +45,8 @@ exit code 130 and one line, whatever a solver does with the signal
 
 from __future__ import annotations
 
+import re
+
 import contextlib
 import functools
 import os
@@ -98,8 +100,14 @@ INTERRUPTED = 130
 DEBUG_VARIABLE = "HYBRIDSCHED_DEBUG"
 
 
+#: click 8.5 words an unknown option "No such option '--x'." where 8.4 wrote "No such option:
+#: --x"; one wording whatever click is installed.
+_NO_SUCH_OPTION = re.compile(r"^No such option '(?P<name>[^']+)'\.")
+
+
 def _usage_error(exc: UsageError) -> int:
     message = exc.format_message().replace("Value error, ", "")
+    message = _NO_SUCH_OPTION.sub(r"No such option: \g<name>", message)
     if exc.ctx is not None:
         message += f" (see '{exc.ctx.command_path} --help')"
     error(message)

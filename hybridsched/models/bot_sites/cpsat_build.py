@@ -355,11 +355,11 @@ def add_hint(bm: CpsatBotModel, solution: Solution) -> bool:
     for (k, q, j), (used, count, start) in bm.blocks.items():
         run = runs.get((k, q), [])
         if j < len(run):
-            m.add_hint(used, True)
+            m.add_hint(used, 1)
             m.add_hint(count, int(solution.count[run[j]]))
             m.add_hint(start, bm.scaling.down(float(real.start[run[j]])))
         else:
-            m.add_hint(used, False)
+            m.add_hint(used, 0)
             m.add_hint(count, 0)
     m.add_hint(bm.makespan, max(bm.lower, span))
     return True

@@ -341,6 +341,6 @@ def add_task_hint(lm: LimitsModel, solution: Solution) -> bool:
         span = max(span, value + int(lm.duration[lm.bot[t], i]))
         for j, lit in lm.present[t].items():
             if len(lm.present[t]) > 1:
-                m.add_hint(lit, j == i)
+                m.add_hint(lit, int(j == i))
     m.add_hint(lm.makespan, min(lm.upper, max(lm.lower, span)))
     return True

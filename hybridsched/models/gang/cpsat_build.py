@@ -174,10 +174,10 @@ def hint_values(built: GangCpsat, starts: dict[int, int], vms: dict[int, list[in
     index = class_of(built)
     per_class = {j: np.bincount(index[vms[j]], minlength=len(built.classes)) for j in starts}
     for j, run in built.run.items():
-        model.add_hint(run, j in starts)
+        model.add_hint(run, int(j in starts))
         model.add_hint(built.start[j], starts.get(j, int(built.times.release[j])))
     for (j, c), used in built.used.items():
         n = int(per_class[j][c]) if j in per_class else 0
-        model.add_hint(used, n > 0)
+        model.add_hint(used, int(n > 0))
         for k, pick in enumerate(built.picks.get((j, c), ()), 1):
-            model.add_hint(pick, n == k)
+            model.add_hint(pick, int(n == k))

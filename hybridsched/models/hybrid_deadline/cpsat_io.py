@@ -80,7 +80,7 @@ def add_schedule_hint(built: BnpCpsat, solution: Solution) -> bool:
             clock += data.work[i]
         loads[c] = clock
     for (i, c), present in built.x.items():
-        model.add_hint(present, on.get(i) == c)
+        model.add_hint(present, int(on.get(i) == c))
         model.add_hint(built.starts[i, c], start[i] if on.get(i) == c else 0)
     for s, owned in enumerate(built.slot_cores):
         capacity = built.cores[owned[0]].capacity

@@ -115,7 +115,7 @@ def hint(built: CpsatMalleable, solution: Solution) -> int:
                 widths[var.index] = widths.get(var.index, 0) + count
     hinted = 0
     for (j, i), z in built.place.items():
-        model.add_hint(z, int(solution.resource[j]) == i)
+        model.add_hint(z, int(int(solution.resource[j]) == i))
         hinted += 1
     for var in [*built.width.values(), *built.vm.values()]:
         model.add_hint(var, widths.get(var.index, 0))

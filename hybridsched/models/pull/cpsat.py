@@ -240,9 +240,9 @@ def add_hint(built: PullCpsat, plan: list[Task]) -> None:
     for h, rows in enumerate(built.positions):
         for k, p in enumerate(rows):
             task = chosen.get((h, k))
-            built.model.add_hint(p.active, task is not None)
+            built.model.add_hint(p.active, int(task is not None))
             for u, x in enumerate(p.unit):
-                built.model.add_hint(x, task is not None and task.unit == u)
+                built.model.add_hint(x, int(task is not None and task.unit == u))
 
 
 def read(built: PullCpsat, solver: Any) -> list[Task]:
