@@ -70,6 +70,9 @@ KINDS = ("difference", "level", "direction")
 #: Default of ``narrow`` (:func:`stability`): half-width under a tenth of the claimed effect.
 NARROW = 0.1
 
+#: A paper's figure: one number, or a range ``(low, high)`` on one side of 0 ("36-47.6%").
+Figure = float | tuple[float, float]
+
 HALVES_AGREE = "halves agree"
 IS_NARROW = "narrow"
 CAP_REACHED = "cap reached"
@@ -92,7 +95,21 @@ _LEGENDS = {
 }
 
 
-def check_claim(figure: float, kind: str = "difference") -> None:
+def figure_ends(figure: Figure) -> tuple[float, float]:
+    """A figure as ``(low, high)``: equal ends for one number.
+
+    Examples
+    --------
+    >>> figure_ends(-32.73), figure_ends((-47.6, -36.0))
+    ((-32.73, -32.73), (-47.6, -36.0))
+    """
+    if isinstance(figure, tuple | list):
+        low, high = (float(end) for end in figure)
+        return low, high
+    return float(figure), float(figure)
+
+
+def check_claim(figure: Figure, kind: str = "difference") -> None:
     """Raise ``ValueError`` unless ``figure`` and ``kind`` make a claim :func:`classify` reads.
 
     The figure must be finite, the kind one of :data:`KINDS`, and a difference
@@ -106,18 +123,21 @@ def check_claim(figure: float, kind: str = "difference") -> None:
     >>> check_claim(0.0)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: a difference claim needs a figure other than 0 (a claim of no difference ...
+    ValueError: a difference claim needs a figure other than 0, on one side of it ...
     """
     if kind not in KINDS:
         raise ValueError(f"unknown kind of claim {kind!r} (choose from: {', '.join(KINDS)})")
-    if not math.isfinite(figure):
+    low, high = figure_ends(figure)
+    if not (math.isfinite(low) and math.isfinite(high)):
         raise ValueError(f"the paper's figure must be a finite number, got {figure!r}")
-    if kind != "level" and figure == 0:
-        raise ValueError(f"a {kind} claim needs a figure other than 0 (a claim of no "
-                         "difference is a level claim with figure 0)")
+    if low > high:
+        raise ValueError(f"the figure's range {figure!r} runs backwards")
+    if kind != "level" and (low <= 0.0 <= high):
+        raise ValueError(f"a {kind} claim needs a figure other than 0, on one side of it (a "
+                         "claim of no difference is a level claim with figure 0)")
 
 
-def classify(ci_low: float, ci_high: float, figure: float, *, kind: str = "difference") -> str:
+def classify(ci_low: float, ci_high: float, figure: Figure, *, kind: str = "difference") -> str:
     """The class of a claim whose effect has the 95% interval ``[ci_low, ci_high]``.
 
     Parameters
@@ -126,7 +146,8 @@ def classify(ci_low: float, ci_high: float, figure: float, *, kind: str = "diffe
         The interval's ends (``NaN`` when there is none: one pair).
     figure:
         The paper's figure in the interval's units, signed as *method -
-        baseline* (see the module's documentation).
+        baseline* (see the module's documentation), or a range ``(low,
+        high)``: the interval holds it when they overlap.
     kind:
         ``"difference"`` (default), ``"level"`` or ``"direction"``.
 
@@ -157,13 +178,16 @@ def classify(ci_low: float, ci_high: float, figure: float, *, kind: str = "diffe
     'reproduced'
     >>> classify(float("nan"), float("nan"), -32.73)  # one pair: no interval
     'inconclusive'
+    >>> classify(-50.0, -40.0, (-47.6, -36.0))  # "by 36-47.6%": the interval meets the range
+    'reproduced'
     """
     check_claim(figure, kind)
     if math.isnan(ci_low) or math.isnan(ci_high):
         return INCONCLUSIVE
     if ci_low > ci_high:
         raise ValueError(f"the interval's low end {ci_low!r} is above its high end {ci_high!r}")
-    holds_figure = ci_low <= figure <= ci_high
+    low, high = figure_ends(figure)
+    holds_figure = ci_low <= high and low <= ci_high
     if kind == "level":
         return REPRODUCED if holds_figure else NOT_REPRODUCED
     holds_zero = ci_low <= 0.0 <= ci_high
@@ -172,14 +196,14 @@ def classify(ci_low: float, ci_high: float, figure: float, *, kind: str = "diffe
             return INCONCLUSIVE
         return INCONCLUSIVE if holds_figure else NOT_REPRODUCED
     # 0 is outside: the interval lies wholly on one side of it.
-    if (ci_low > 0.0) != (figure > 0.0):
+    if (ci_low > 0.0) != (low > 0.0):
         return CONTRADICTED
     if kind == "direction":
         return REPRODUCED
     return REPRODUCED if holds_figure else DIRECTION_ONLY
 
 
-def legend(kind: str = "difference", figure: float | None = None) -> str:
+def legend(kind: str = "difference", figure: Figure | None = None) -> str:
     """One line saying what each class means for claims of ``kind`` (under a table).
 
     Examples
@@ -189,7 +213,9 @@ def legend(kind: str = "difference", figure: float | None = None) -> str:
     """
     if kind not in KINDS:
         raise ValueError(f"unknown kind of claim {kind!r} (choose from: {', '.join(KINDS)})")
-    named = "F" if figure is None else f"F = {figure:g}"
+    low, high = (None, None) if figure is None else figure_ends(figure)
+    named = ("F" if figure is None else f"F = {low:g}" if low == high
+             else f"F = {low:g} to {high:g}")
     return _LEGENDS[kind].replace("F", named, 1)
 
 
@@ -257,7 +283,7 @@ class Stability:
     width_limit: float | None
 
 
-def stability(differences: Any, figure: float, *, kind: str = "difference",
+def stability(differences: Any, figure: Figure, *, kind: str = "difference",
               narrow: float | None = NARROW, scale: float | None = None) -> Stability:
     """Whether the claim's class on these paired differences is stable (issue 34, item 2).
 
@@ -337,7 +363,7 @@ class StableVerdict:
     halves: tuple[str, str]
     half_width: float
     width_limit: float | None
-    figure: float
+    figure: Figure
     kind: str
     history: tuple[tuple[int, str], ...] = field(default=())
 
@@ -347,11 +373,13 @@ class StableVerdict:
                 "seeds": [self.seeds.start, self.seeds.stop], "pairs": self.pairs,
                 "mean": self.mean, "ci_low": self.ci_low, "ci_high": self.ci_high,
                 "halves": list(self.halves), "half_width": self.half_width,
-                "width_limit": self.width_limit, "figure": self.figure, "kind": self.kind,
+                "width_limit": self.width_limit,
+                "figure": list(self.figure) if isinstance(self.figure, tuple) else self.figure,
+                "kind": self.kind,
                 "history": [list(step) for step in self.history]}
 
 
-def until_stable(draw_batch: Callable[[range], Any], figure: float, *,
+def until_stable(draw_batch: Callable[[range], Any], figure: Figure, *,
                  kind: str = "difference", start: int = 10, step: int = 10, cap: int = 40,
                  first_seed: int = 0, narrow: float | None = NARROW,
                  scale: float | None = None) -> StableVerdict:
@@ -359,7 +387,8 @@ def until_stable(draw_batch: Callable[[range], Any], figure: float, *,
 
     Draws seeds ``first_seed .. first_seed + start - 1``, then ``step`` more at
     a time (the last batch cut to the cap), checking :func:`stability` after
-    each batch on every difference drawn so far.
+    each batch on every difference drawn so far. One claim of
+    :func:`until_all_stable`.
 
     Parameters
     ----------
@@ -383,45 +412,94 @@ def until_stable(draw_batch: Callable[[range], Any], figure: float, *,
     >>> found.verdict, found.reason, found.seeds
     ('reproduced', 'halves agree', range(0, 10))
     """
-    check_claim(figure, kind)
+    claim = ClaimRule(figure, kind, narrow, scale)
+    found = until_all_stable(lambda seeds, keys: {0: draw_batch(seeds)}, {0: claim},
+                             start=start, step=step, cap=cap, first_seed=first_seed)
+    return found[0]
+
+
+@dataclass(frozen=True)
+class ClaimRule:
+    """A claim as the seed rule reads it: figure, kind and width rule (see :func:`stability`)."""
+
+    figure: Figure
+    kind: str = "difference"
+    narrow: float | None = NARROW
+    scale: float | None = None
+
+
+def until_all_stable(draw_batch: Callable[[range, list[Any]], Mapping[Any, Any]],
+                     claims: Mapping[Any, ClaimRule], *, start: int = 10, step: int = 10,
+                     cap: int = 40, first_seed: int = 0) -> dict[Any, StableVerdict]:
+    """:func:`until_stable` for several claims drawn together (one campaign per batch).
+
+    Every claim gets the first ``start`` seeds; after each batch, each claim
+    whose class is not yet stable, and only those, get the next ``step``
+    seeds (up to ``cap``), so a claim stable at 10 seeds is not run further.
+
+    Parameters
+    ----------
+    draw_batch:
+        ``draw_batch(seeds, keys)`` runs the comparisons of the claims ``keys``
+        on the new seeds and returns, per key, their paired differences in
+        seed order (as in :func:`until_stable`).
+    claims:
+        The claims by key.
+
+    Returns
+    -------
+    dict
+        A :class:`StableVerdict` per key.
+    """
+    for claim in claims.values():
+        check_claim(claim.figure, claim.kind)
     if not (2 <= start <= cap) or step < 1:
         raise ValueError(f"need 2 <= start <= cap and step >= 1, got start={start}, "
                          f"step={step}, cap={cap}")
     import numpy as np
 
-    drawn: list[Any] = []
-    history: list[tuple[int, str]] = []
-    used = 0
-    batch = start
-    while True:
+    drawn: dict[Any, list[Any]] = {key: [] for key in claims}
+    history: dict[Any, list[tuple[int, str]]] = {key: [] for key in claims}
+    checks: dict[Any, Stability] = {}
+    open_keys = list(claims)
+    used, batch = 0, start
+    while open_keys:
         seeds = range(first_seed + used, first_seed + used + batch)
-        values = np.asarray(draw_batch(seeds), dtype=float)
-        if values.ndim != 1:
-            raise ValueError(f"draw_batch({seeds}) returned an array of shape {values.shape}, "
-                             "not one paired difference after another (1-D)")
-        drawn.append(values)
+        found = draw_batch(seeds, list(open_keys))
         used += batch
-        check = stability(np.concatenate(drawn), figure, kind=kind, narrow=narrow, scale=scale)
-        history.append((used, check.verdict))
-        if check.stable or used >= cap:
+        for key in open_keys:
+            values = np.asarray(found[key], dtype=float)
+            if values.ndim != 1:
+                raise ValueError(f"draw_batch({seeds}) returned an array of shape "
+                                 f"{values.shape} for {key!r}, not one paired difference "
+                                 "after another (1-D)")
+            drawn[key].append(values)
+            claim = claims[key]
+            checks[key] = stability(np.concatenate(drawn[key]), claim.figure, kind=claim.kind,
+                                    narrow=claim.narrow, scale=claim.scale)
+            history[key].append((used, checks[key].verdict))
+        open_keys = [key for key in open_keys if not checks[key].stable]
+        if used >= cap:
             break
         batch = min(step, cap - used)
-    return StableVerdict(
+    return {key: StableVerdict(
         verdict=check.verdict, stable=check.stable, reason=check.reason or CAP_REACHED,
-        seeds=range(first_seed, first_seed + used), pairs=check.pairs, mean=check.mean,
-        ci_low=check.ci_low, ci_high=check.ci_high, halves=check.halves,
-        half_width=check.half_width, width_limit=check.width_limit, figure=figure, kind=kind,
-        history=tuple(history))
+        seeds=range(first_seed, first_seed + history[key][-1][0]), pairs=check.pairs,
+        mean=check.mean, ci_low=check.ci_low, ci_high=check.ci_high, halves=check.halves,
+        half_width=check.half_width, width_limit=check.width_limit,
+        figure=claims[key].figure, kind=claims[key].kind, history=tuple(history[key]))
+        for key, check in checks.items()}
 
 
-def _width_limit(figure: float, kind: str, narrow: float | None,
+def _width_limit(figure: Figure, kind: str, narrow: float | None,
                  scale: float | None) -> float | None:
     if narrow is None:
         return None
     if not (math.isfinite(narrow) and narrow > 0):
         raise ValueError(f"narrow must be a finite number > 0 or None, got {narrow!r}")
     if scale is None:
-        scale = abs(figure) if kind == "difference" else None
+        low, high = figure_ends(figure)
+        scale = min(abs(low), abs(high)) if kind == "difference" else None
     elif not (math.isfinite(scale) and scale > 0):
         raise ValueError(f"scale must be a finite number > 0 or None, got {scale!r}")
     return None if scale is None else narrow * scale
