@@ -45,11 +45,10 @@ exit code 130 and one line, whatever a solver does with the signal
 
 from __future__ import annotations
 
-import re
-
 import contextlib
 import functools
 import os
+import re
 import sys
 import warnings
 from collections.abc import Callable
