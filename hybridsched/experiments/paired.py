@@ -139,7 +139,7 @@ def paired_differences(runs: pd.DataFrame, baseline: str, method: str, *,
     if base_label not in wide or label not in wide:
         return pd.DataFrame(columns=columns)
     pair = wide[[base_label, label]].dropna()
-    keep, diff = _differences(pair[base_label].to_numpy(), pair[label].to_numpy(), relative)
+    keep, diff = difference_values(pair[base_label].to_numpy(), pair[label].to_numpy(), relative)
     index = pair.index[keep]
     sources = table.groupby(keys)["instance_source"].first().reindex(index).astype(str)
     out = pd.DataFrame({"instance_source": sources.to_numpy(),
@@ -173,9 +173,13 @@ def _paired_values(runs: pd.DataFrame, measure: str,
     return table, keys
 
 
-def _differences(base: np.ndarray, other: np.ndarray,
-                 relative: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Which pairs count (a 0 baseline pairs only with a 0), and their differences."""
+def difference_values(base: np.ndarray, other: np.ndarray,
+                      relative: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Which pairs count, and their differences *other - base* (relative: in % of ``base``).
+
+    A 0 baseline pairs only with a 0 (a difference of 0), since a relative
+    change from 0 has no size.
+    """
     if not relative:
         return np.ones(len(base), dtype=bool), other - base
     keep = (base != 0) | (other == 0)
@@ -205,7 +209,7 @@ def _label(runs: pd.DataFrame, name: str, parameter: str = "baseline") -> str:
 
 def _effect(setting: str, method: str, baseline: str, measure: str, base: np.ndarray,
             other: np.ndarray, larger_is_better: bool, relative: bool) -> dict[str, object]:
-    keep, diff = _differences(base, other, relative)
+    keep, diff = difference_values(base, other, relative)
     base, other = base[keep], other[keep]
     scale = np.maximum(1.0, np.abs(base))
     tie = np.abs(other - base) <= TIE_TOL * scale

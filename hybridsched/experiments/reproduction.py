@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from hybridsched.experiments.paired import difference_values
 from hybridsched.experiments.reproduction_spec import Claim, OptionValue, PaperFile, Setting
 from hybridsched.experiments.verdicts import REPRODUCED, ClaimRule, until_all_stable
 
@@ -43,7 +44,12 @@ class Comparison:
     reading: tuple[str, ...]
     method: str
     baseline: str | None
-    group: str
+    fixed: tuple[tuple[str, OptionValue], ...]
+
+    @property
+    def setting(self) -> str:
+        """The setting whose instances the comparison pairs on."""
+        return self.claim.setting
 
 
 def comparisons(paper: PaperFile) -> dict[tuple[str, tuple[str, ...]], Comparison]:
@@ -56,18 +62,10 @@ def comparisons(paper: PaperFile) -> dict[tuple[str, tuple[str, ...]], Compariso
             if key in found:
                 continue
             baseline = None if claim.baseline is None else paper.label(claim.baseline, chosen)
+            fixed = {**paper.instance_options(chosen), **claim.where}
             found[key] = Comparison(claim, reading, paper.label(claim.method, chosen), baseline,
-                                    group_key(claim.setting, paper.instance_options(chosen),
-                                              claim.where))
+                                    tuple(sorted(fixed.items())))
     return found
-
-
-def group_key(setting: str, options: dict[str, OptionValue],
-              where: dict[str, OptionValue]) -> str:
-    """The name of the instances a comparison pairs on: setting, reading and ``where`` options."""
-    fixed = {**options, **where}
-    words = [f"{key}={_text(value)}" for key, value in sorted(fixed.items())]
-    return " ".join([setting, *words])
 
 
 def spec_text(paper: PaperFile, name: str, seeds: range,
@@ -142,53 +140,63 @@ def reproduce(paper: PaperFile, output: str | Path, *, cap: int | None = None,
         text = spec_text(paper, name, seeds, needed, Path(folder))
         spec_path = Path(folder) / f"{name}.toml"
         run_campaign(load_spec(spec_path, text=text), store, mode=mode)
-        runs = with_groups(load_results(store), paper)
+        runs = with_settings(load_results(store), paper)
         return {key: differences(runs, found[key], seeds) for key in keys}
 
     verdicts = until_all_stable(draw, claims, start=start, step=rule.step, cap=cap)
-    runs = with_groups(load_results(store), paper)
-    record = _record(paper, found, verdicts, runs, Path(folder))
+    runs = with_settings(load_results(store), paper)
+    record = _plain(_record(paper, found, verdicts, runs, Path(folder)))
     out.mkdir(parents=True, exist_ok=True)
-    (out / "summary.json").write_text(json.dumps(record, indent=1, allow_nan=True) + "\n")
+    (out / "summary.json").write_text(json.dumps(record, indent=1, allow_nan=False) + "\n")
     return record
 
 
-def with_groups(runs: pd.DataFrame, paper: PaperFile) -> pd.DataFrame:
-    """The store's rows with their instances' ``group`` (see :func:`group_key`) and ``pair``."""
-    groups, pairs = [], []
+def with_settings(runs: pd.DataFrame, paper: PaperFile) -> pd.DataFrame:
+    """The store's rows with their instance's ``setting``, ``pair`` and ``instance_options``.
+
+    ``pair`` is the seed, or the window's number for a trace cut into windows;
+    ``instance_options`` is a dict of the source's options without the window's.
+    """
+    settings, pairs, options = [], [], []
     for text in runs["source"]:
         source = json.loads(text)
-        options = dict(source["options"])
-        setting, pair = _setting_of(paper, source, options)
-        groups.append(_group_of(paper, setting, options))
+        given = dict(source["options"])
+        setting, pair = _setting_of(paper, source, given)
+        replicate = paper.settings[setting].replicate if setting in paper.settings else None
+        if replicate is not None:
+            given.pop(replicate.option, None)
+        settings.append(setting)
         pairs.append(pair)
-    return runs.assign(group=groups, pair=pairs)
+        options.append(given)
+    return runs.assign(setting=settings, pair=pairs, instance_options=options)
 
 
 def differences(runs: pd.DataFrame, comparison: Comparison, seeds: range) -> np.ndarray:
     """The comparison's paired differences on ``seeds``, in seed order (NaN for a failed pair).
 
-    Relative differences are in percent of the baseline; a claim without
-    baseline (a level) gives the method's values themselves.
+    Runs pair on their seed (or window) and on the values of the list options
+    the claim pools. Relative differences are in percent of the baseline, as
+    :func:`~hybridsched.experiments.paired.paired_effects` computes them; a
+    claim without baseline (a level) gives the method's values themselves.
     """
     claim = comparison.claim
-    part = runs[(runs["group"] == comparison.group) & runs["pair"].isin(list(seeds))]
-    values = {label: _by_pair(part, label, claim.measure)
-              for label in (comparison.method, comparison.baseline) if label is not None}
-    out = []
-    for seed in seeds:
-        if seed not in values[comparison.method]:
-            continue  # a one-run setting has pair 0 only
-        own = values[comparison.method][seed]
-        if comparison.baseline is None:
-            out.append(own)
-            continue
-        base = values[comparison.baseline].get(seed, math.nan)
-        if claim.relative:
-            out.append(100.0 * (own - base) / abs(base) if base else math.nan)
-        else:
-            out.append(own - base)
-    return np.asarray(out, dtype=float)
+    fixed = dict(comparison.fixed)
+    chosen = [(row.setting == comparison.setting and row.pair in seeds
+               and all(row.instance_options.get(k) == v for k, v in fixed.items()))
+              for row in runs[["setting", "pair", "instance_options"]].itertuples()]
+    part = runs[chosen]
+    own = _by_pair(part, comparison.method, claim.measure, fixed)
+    if comparison.baseline is None:
+        return np.array([own[key] for key in sorted(own, key=_natural_key)], dtype=float)
+    base = _by_pair(part, comparison.baseline, claim.measure, fixed)
+    keys = sorted(own, key=_natural_key)
+    left = np.array([base.get(key, math.nan) for key in keys], dtype=float)
+    right = np.array([own[key] for key in keys], dtype=float)
+    out = np.full(len(keys), math.nan)
+    finite = np.isfinite(left) & np.isfinite(right)
+    keep, values = difference_values(left[finite], right[finite], claim.relative)
+    out[np.flatnonzero(finite)[keep]] = values
+    return out
 
 
 def best_joint(paper: PaperFile, per_set: list[dict[str, Any]]) -> dict[str, Any]:
@@ -265,15 +273,34 @@ def _explored(claim: Claim, folder: Path) -> tuple[int, list[dict[str, Any]]]:
     return count, where
 
 
-def _by_pair(part: pd.DataFrame, label: str, measure: str) -> dict[int, float]:
-    """A label's value per pair (NaN for a failed run or one without the measure)."""
+def _plain(value: Any) -> Any:
+    """``value`` as strict JSON values: a missing number (NaN, one run: no interval) is null."""
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _by_pair(part: pd.DataFrame, label: str, measure: str,
+             fixed: dict[str, Any]) -> dict[tuple[int, tuple[Any, ...]], float]:
+    """A label's value per pair key (NaN for a failed run or one without the measure)."""
     rows = part[part["method"] == label]
-    if measure not in rows:
-        return {int(pair): math.nan for pair in rows["pair"]}
-    values = pd.to_numeric(rows[measure], errors="coerce").to_numpy(dtype=float)
+    values = (pd.to_numeric(rows[measure], errors="coerce").to_numpy(dtype=float)
+              if measure in rows else np.full(len(rows), math.nan))
     failed = (rows["status"] == "error").to_numpy()
-    return {int(pair): (math.nan if bad else float(value))
-            for pair, value, bad in zip(rows["pair"], values, failed, strict=True)}
+    found = {}
+    for pair, options, value, bad in zip(rows["pair"], rows["instance_options"], values,
+                                         failed, strict=True):
+        pooled = tuple(sorted((k, v) for k, v in options.items() if k not in fixed))
+        found[int(pair), pooled] = math.nan if bad else float(value)
+    return found
+
+
+def _natural_key(key: tuple[int, tuple[Any, ...]]) -> tuple[int, str]:
+    return key[0], repr(key[1])
 
 
 def _setting_of(paper: PaperFile, source: dict[str, Any],
@@ -308,17 +335,6 @@ def _fits(setting: Setting, options: dict[str, Any], reading_keys: set[str]) -> 
 
 def _reading_keys(paper: PaperFile) -> set[str]:
     return {key for reading in paper.readings for key in reading.instances}
-
-
-def _group_of(paper: PaperFile, setting: str, options: dict[str, Any]) -> str:
-    base = paper.settings.get(setting)
-    if base is None:
-        return "?"
-    skip = {base.replicate.option} if base.replicate is not None else set()
-    fixed = {k: v for k, v in options.items()
-             if k not in skip and (k in _reading_keys(paper)
-                                   or isinstance(base.options.get(k), list))}
-    return group_key(setting, fixed, {})
 
 
 def _reading_options(paper: PaperFile, comparison: Comparison) -> dict[str, OptionValue]:
@@ -367,7 +383,3 @@ def _toml(value: Any) -> str:
     if isinstance(value, list):
         return "[" + ", ".join(_toml(v) for v in value) + "]"
     return json.dumps(str(value))
-
-
-def _text(value: Any) -> str:
-    return str(value).lower() if isinstance(value, bool) else str(value)

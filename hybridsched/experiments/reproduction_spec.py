@@ -26,7 +26,9 @@
     ``id``, ``text``, ``figure`` (signed *method - baseline*, or
     ``[low, high]`` for a range), ``kind``, ``method``, ``baseline`` (roles;
     no baseline for a one-sample level such as a fairness), ``setting``,
-    ``where`` (option values within the setting), ``measure``, ``relative``
+    ``where`` (values of the setting's list options; a list option it leaves
+    out is pooled: "on average" over its values, each seed and value a pair),
+    ``measure``, ``relative``
     (percent of the baseline, default true) and ``explored`` (earlier
     campaigns that tried more readings of this claim, each ``spec`` and the
     ``label_contains`` text of its labels that count).
@@ -197,10 +199,10 @@ class PaperFile(_Table):
                 raise ValueError(f"claim {claim.id!r}: unknown setting {claim.setting!r}")
             grid = {key for key, value in self.settings[claim.setting].options.items()
                     if isinstance(value, list)}
-            if set(claim.where) != grid:
-                raise ValueError(f"claim {claim.id!r}: where must fix each option of setting "
-                                 f"{claim.setting!r} given as a list ({', '.join(sorted(grid))}) "
-                                 "and no other")
+            if not set(claim.where) <= grid:
+                raise ValueError(f"claim {claim.id!r}: where may fix only options of setting "
+                                 f"{claim.setting!r} given as a list ({', '.join(sorted(grid))}); "
+                                 "the others are pooled, each value a pair of its own")
         return self
 
     # --- reading sets -------------------------------------------------------------------
