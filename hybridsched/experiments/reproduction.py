@@ -253,8 +253,14 @@ def _record(paper: PaperFile, found: dict[Any, Comparison], verdicts: dict[Any, 
         "reading_sets": per_set,
         "literal": per_set[0],
         "best_joint": best_joint(paper, per_set),
+        "settings": {name: ("windows" if setting.replicate is not None
+                            else "seeds" if setting.generator is not None else "one run")
+                     for name, setting in paper.settings.items()},
         "runs": int(len(runs)),
-        "failed_runs": int((runs["status"] == "error").sum()) if "status" in runs else 0,
+        "failed_runs": int((runs["status"] == "error").sum()),
+        # The code that made the runs (a store keeps each run's), and below, the checkout that
+        # wrote this record: they differ when a record is written again from an older store.
+        "run_code_versions": sorted(set(runs["code_version"].astype(str))),
         **provenance_record(folder),
     }
 

@@ -343,28 +343,18 @@ def stability(differences: Any, figure: Figure, *, kind: str = "difference",
 
 
 @dataclass(frozen=True)
-class StableVerdict:
-    """What :func:`until_stable` found for one claim.
+class StableVerdict(Stability):
+    """What :func:`until_stable` found for one claim: its last check, and the seeds drawn.
 
-    ``seeds`` is the range of seeds drawn; ``reason`` is ``"halves agree"``,
-    ``"narrow"`` (then ``stable``) or ``"cap reached"`` (not stable at the
-    cap); ``history`` the ``(seeds drawn, class)`` of each check, in order.
-    The other fields are those of the last :class:`Stability` check.
+    The fields of :class:`Stability` are those of the last check. ``seeds`` is
+    the range of seeds drawn; ``reason`` is ``"halves agree"``, ``"narrow"``
+    (then ``stable``) or ``"cap reached"`` (not stable at the cap);
+    ``history`` the ``(seeds drawn, class)`` of each check, in order.
     """
 
-    verdict: str
-    stable: bool
-    reason: str
-    seeds: range
-    pairs: int
-    mean: float
-    ci_low: float
-    ci_high: float
-    halves: tuple[str, str]
-    half_width: float
-    width_limit: float | None
-    figure: Figure
-    kind: str
+    seeds: range = range(0)
+    figure: Figure = 0.0
+    kind: str = "difference"
     history: tuple[tuple[int, str], ...] = field(default=())
 
     def to_dict(self) -> dict[str, Any]:
@@ -483,10 +473,8 @@ def until_all_stable(draw_batch: Callable[[range, list[Any]], Mapping[Any, Any]]
             break
         batch = min(step, cap - used)
     return {key: StableVerdict(
-        verdict=check.verdict, stable=check.stable, reason=check.reason or CAP_REACHED,
-        seeds=range(first_seed, first_seed + history[key][-1][0]), pairs=check.pairs,
-        mean=check.mean, ci_low=check.ci_low, ci_high=check.ci_high, halves=check.halves,
-        half_width=check.half_width, width_limit=check.width_limit,
+        **{**vars(check), "reason": check.reason or CAP_REACHED},
+        seeds=range(first_seed, first_seed + history[key][-1][0]),
         figure=claims[key].figure, kind=claims[key].kind, history=tuple(history[key]))
         for key, check in checks.items()}
 

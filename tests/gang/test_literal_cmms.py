@@ -44,6 +44,7 @@ from hybridsched.heuristics.gang.simulation import (
     simulate,
 )
 from hybridsched.io.shared_data import shared_data_path
+from tests.gang.states import draw_moment
 
 #: A mapping step: (job or task, its VMs or machine, its completion time).
 Step = tuple[int, list[int], float]
@@ -129,23 +130,7 @@ def make_state(instance: Instance, now: float, free: np.ndarray, ready: np.ndarr
 @st.composite
 def decision_states(draw: st.DrawFn) -> tuple[DecisionState, np.ndarray]:
     """<= 8 waiting jobs, <= 12 VMs, some busy (some ending at this very instant)."""
-    n, m = draw(st.integers(1, 8)), draw(st.integers(1, 12))
-
-    def ints(lo: int, hi: int, size: int) -> np.ndarray:
-        return np.array(draw(st.lists(st.integers(lo, hi), min_size=size, max_size=size)),
-                        dtype=float)
-
-    now = float(draw(st.integers(0, 3)))
-    arrival = np.minimum(ints(0, 3, n), now)
-    instance = Instance(
-        "state", tuple(f"j{k}" for k in range(n)), arrival=arrival,
-        parallelism=ints(1, 4, n).astype(np.int64), instructions=ints(1, 12, n),
-        memory=ints(0, 4, n), bandwidth=ints(1, 4, n), disk=ints(0, 2, n),
-        deadline=ints(1, 8, n) + (now - arrival), vm_ids=tuple(f"v{k}" for k in range(m)),
-        speed=ints(1, 4, m), vm_memory=ints(1, 4, m), vm_bandwidth=ints(1, 4, m),
-        vm_disk=np.where(ints(0, 1, m) > 0, np.inf, ints(1, 2, m)))
-    free = np.array(draw(st.lists(st.booleans(), min_size=m, max_size=m)))
-    ready = np.where(free, now, now + ints(0, 3, m))
+    now, instance, free, ready = draw_moment(draw, deadline_span=8)
     return make_state(instance, now, free, ready, aware=draw(st.booleans())), free
 
 

@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 
 from hybridsched.gang.checker import TIME_TOL, check
 from hybridsched.gang.generator import generate
-from hybridsched.gang.instance import Instance
 from hybridsched.heuristics.gang.cplmt import CHOICES, Readings, make_cplmt
 from hybridsched.heuristics.gang.simulation import DecisionState, simulate
+from tests.gang.states import draw_moment
 
 
 def literal_cplmt(state: DecisionState, r: Readings) -> list[tuple[int, list[int]]]:
@@ -163,26 +163,10 @@ def literal_cplmt(state: DecisionState, r: Readings) -> list[tuple[int, list[int
 @st.composite
 def decision_states(draw: st.DrawFn) -> DecisionState:
     """A random decision: <= 8 waiting jobs, <= 12 VMs, some busy; integer-valued draws."""
-    n, m = draw(st.integers(1, 8)), draw(st.integers(1, 12))
-
-    def ints(lo: int, hi: int, size: int) -> np.ndarray:
-        return np.array(draw(st.lists(st.integers(lo, hi), min_size=size, max_size=size)),
-                        dtype=float)
-
-    now = float(draw(st.integers(0, 3)))
-    arrival = np.minimum(ints(0, 3, n), now)
-    instance = Instance(
-        "state", tuple(f"j{k}" for k in range(n)), arrival=arrival,
-        parallelism=ints(1, 4, n).astype(np.int64), instructions=ints(1, 12, n),
-        memory=ints(0, 4, n), bandwidth=ints(1, 4, n), disk=ints(0, 2, n),
-        deadline=ints(1, 6, n) + (now - arrival), vm_ids=tuple(f"v{k}" for k in range(m)),
-        speed=ints(1, 4, m), vm_memory=ints(1, 4, m), vm_bandwidth=ints(1, 4, m),
-        vm_disk=np.where(ints(0, 1, m) > 0, np.inf, ints(1, 2, m)))
-    free = np.array(draw(st.lists(st.booleans(), min_size=m, max_size=m)))
+    now, instance, free, ready = draw_moment(draw, deadline_span=6, busy_from=1)
     fits, task_time = instance.fits(), instance.task_time()
     in_time = now + task_time <= instance.due[:, None] + TIME_TOL
-    ready = np.where(free, now, now + ints(1, 3, m))
-    return DecisionState(now, np.arange(n), fits & in_time & free[None, :], instance,
+    return DecisionState(now, np.arange(instance.n_jobs), fits & in_time & free[None, :], instance,
                          task_time, fits, ready)
 
 
