@@ -121,7 +121,7 @@ def reproduce(paper: PaperFile, output: str | Path, *, cap: int | None = None,
     """
     from hybridsched.experiments.campaign import run_campaign
     from hybridsched.experiments.spec import load_spec
-    from hybridsched.experiments.store_read import load_results
+    from hybridsched.experiments.store_read import load_results, newest_runs
 
     out = Path(output)
     store = out / "store"
@@ -140,11 +140,11 @@ def reproduce(paper: PaperFile, output: str | Path, *, cap: int | None = None,
         text = spec_text(paper, name, seeds, needed, Path(folder))
         spec_path = Path(folder) / f"{name}.toml"
         run_campaign(load_spec(spec_path, text=text), store, mode=mode)
-        runs = with_settings(load_results(store), paper)
+        runs = with_settings(newest_runs(load_results(store)), paper)
         return {key: differences(runs, found[key], seeds) for key in keys}
 
     verdicts = until_all_stable(draw, claims, start=start, step=rule.step, cap=cap)
-    runs = with_settings(load_results(store), paper)
+    runs = with_settings(newest_runs(load_results(store)), paper)
     record = _plain(_record(paper, found, verdicts, runs, Path(folder)))
     out.mkdir(parents=True, exist_ok=True)
     (out / "summary.json").write_text(json.dumps(record, indent=1, allow_nan=False) + "\n")

@@ -95,6 +95,18 @@ def load_results(folder: str | Path, *, warn: Callable[[str], None] | None = Non
     return table.sort_values(order, kind="stable", ignore_index=True) if len(table) else table
 
 
+def newest_runs(table: Any) -> Any:
+    """One row per run: a run made again (by newer code, in the same store) replaces the old.
+
+    A store keys runs by their code version too, so that runs of changed code
+    are made again beside the old ones; the newest row of each run counts.
+    """
+    if not len(table):
+        return table
+    return table.sort_values("timestamp", kind="stable").drop_duplicates(
+        ["instance_hash", "method", "options", "seed", "replication"], keep="last")
+
+
 def stored_campaigns(folder: str | Path, *, warn: Callable[[str], None] | None = None
                      ) -> list[str]:
     """Names of the campaigns a store holds: those of its rows, else of its spec copy.

@@ -68,12 +68,9 @@ def load_json(path: Path) -> Any:
 
 def load_store(path: Path) -> Any:
     """A campaign's result store as a table with its gaps and metric columns."""
-    from hybridsched.experiments.store_read import load_results
+    from hybridsched.experiments.store_read import load_results, newest_runs
 
-    table = load_results(path)
-    # A run made again by newer code is stored beside the old one: the newest counts.
-    return table.sort_values("timestamp").drop_duplicates(
-        ["instance_hash", "method", "options", "seed", "replication"], keep="last")
+    return newest_runs(load_results(path))
 
 
 def sig(value: float, digits: int = 2) -> str:

@@ -175,3 +175,17 @@ def test_reproduce_again_runs_nothing_new(tmp_path):
     second = reproduce(paper, tmp_path / "out", folder=ROOT, mode="serial")
     assert first["runs"] == second["runs"]
     assert first["reading_sets"] == second["reading_sets"]
+
+
+def test_a_run_made_again_replaces_the_old_one():
+    import pandas as pd
+
+    from hybridsched.experiments.store_read import newest_runs
+
+    key = {"instance_hash": "h", "method": "m", "options": "{}", "seed": 0, "replication": 0}
+    table = pd.DataFrame([{**key, "timestamp": "2026-11-28T09:00:00", "objective": 2.0},
+                          {**key, "timestamp": "2026-11-28T08:00:00", "objective": 1.0},
+                          {**key, "seed": 1, "timestamp": "2026-11-28T07:00:00",
+                           "objective": 5.0}])
+    kept = newest_runs(table)
+    assert sorted(kept["objective"]) == [2.0, 5.0]
