@@ -34,6 +34,9 @@ from hybridsched.experiments.verdicts import REPRODUCED, ClaimRule, until_all_st
 
 #: Version of the record :func:`reproduce` writes (``summary.json``).
 RECORD_VERSION = 1
+#: The checkout's paths whose changes can change a record (``changed_files``).
+RESULT_INPUTS = ("hybridsched", "examples/reproduction", "scripts/reproduce.py",
+                 "pyproject.toml")
 
 
 @dataclass(frozen=True)
@@ -206,7 +209,7 @@ def best_joint(paper: PaperFile, per_set: list[dict[str, Any]]) -> dict[str, Any
 
 
 def provenance_record(folder: Path) -> dict[str, Any]:
-    """The commit (and whether the checkout had changes) and the library versions."""
+    """The commit, whether :data:`RESULT_INPUTS` had uncommitted changes, the library versions."""
     from hybridsched.provenance import provenance
 
     def git(*args: str) -> str:
@@ -217,8 +220,9 @@ def provenance_record(folder: Path) -> dict[str, Any]:
             return ""
         return done.stdout.strip() if done.returncode == 0 else ""
 
-    return {"commit": git("rev-parse", "HEAD") or None,
-            "changed_files": bool(git("status", "--porcelain", "--untracked-files=no")),
+    # Only what can change a result counts as a change (the docs being edited does not).
+    changed = git("status", "--porcelain", "--untracked-files=no", "--", *RESULT_INPUTS)
+    return {"commit": git("rev-parse", "HEAD") or None, "changed_files": bool(changed),
             "versions": provenance()}
 
 
