@@ -46,11 +46,13 @@ from published import (  # noqa: E402
     hybrid_deadline,
     malleable,
     pull,
+    reproduction,
 )
 
 #: Every generated block, by name.
 BLOCKS: dict[str, Block] = {block.name: block for module in
-                            (guide, hybrid_deadline, bot_sites, malleable, gang, pull)
+                            (guide, hybrid_deadline, bot_sites, malleable, gang, pull,
+                                          reproduction)
                             for block in module.BLOCKS}
 
 START = re.compile(r"<!-- generated:([^ ]+) -->")
