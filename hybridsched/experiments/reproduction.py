@@ -45,6 +45,7 @@ class Comparison:
 
     claim: Claim
     reading: tuple[str, ...]
+    chosen: tuple[str, ...]
     method: str
     baseline: str | None
     fixed: tuple[tuple[str, OptionValue], ...]
@@ -66,8 +67,8 @@ def comparisons(paper: PaperFile) -> dict[tuple[str, tuple[str, ...]], Compariso
                 continue
             baseline = None if claim.baseline is None else paper.label(claim.baseline, chosen)
             fixed = {**paper.instance_options(chosen), **claim.where}
-            found[key] = Comparison(claim, reading, paper.label(claim.method, chosen), baseline,
-                                    tuple(sorted(fixed.items())))
+            found[key] = Comparison(claim, reading, chosen, paper.label(claim.method, chosen),
+                                    baseline, tuple(sorted(fixed.items())))
     return found
 
 
@@ -80,19 +81,16 @@ def spec_text(paper: PaperFile, name: str, seeds: range,
              f"time_limit = {_toml(paper.paper.time_limit)}", ""]
     tables: dict[tuple[str, str], list[str]] = {}
     for comparison in needed:
-        claim = comparison.claim
-        setting = paper.settings[claim.setting]
-        chosen = _reading_options(paper, comparison)
-        table = _instances_table(setting, {**chosen, **claim.where}, seeds, folder)
-        tables.setdefault((claim.setting, "\n".join(table)), table)
+        setting = paper.settings[comparison.setting]
+        table = _instances_table(setting, dict(comparison.fixed), seeds, folder)
+        tables.setdefault((comparison.setting, "\n".join(table)), table)
     for table in tables.values():
         lines += table + [""]
     methods: dict[str, dict[str, OptionValue]] = {}
     for comparison in needed:
         for role, label in _roles(comparison):
             methods.setdefault(label, {"name": paper.methods[role].name,
-                                       **paper.method_options(role, _chosen_for(paper,
-                                                                                comparison))})
+                                       **paper.method_options(role, comparison.chosen)})
     for label, entry in methods.items():
         options = {k: v for k, v in entry.items() if k != "name"}
         lines += ["[[methods]]", f"name = {_toml(entry['name'])}", f"label = {_toml(label)}"]
@@ -345,16 +343,6 @@ def _fits(setting: Setting, options: dict[str, Any], reading_keys: set[str]) -> 
 
 def _reading_keys(paper: PaperFile) -> set[str]:
     return {key for reading in paper.readings for key in reading.instances}
-
-
-def _reading_options(paper: PaperFile, comparison: Comparison) -> dict[str, OptionValue]:
-    return paper.instance_options(_chosen_for(paper, comparison))
-
-
-def _chosen_for(paper: PaperFile, comparison: Comparison) -> tuple[str, ...]:
-    """A full reading set that gives ``comparison`` (readings it does not see: literal)."""
-    given = dict(word.split("=", 1) for word in comparison.reading)
-    return tuple(given.get(reading.name, reading.values[0]) for reading in paper.readings)
 
 
 def _roles(comparison: Comparison) -> list[tuple[str, str]]:

@@ -161,13 +161,7 @@ class Claim(_Table):
 
     @model_validator(mode="after")
     def _figure(self) -> Claim:
-        low, high = figure_range(self.figure)
-        if low > high:
-            raise ValueError(f"the figure's range [{low}, {high}] runs backwards")
-        for end in {low, high}:
-            check_claim(end, self.kind)
-        if low < 0 < high:
-            raise ValueError("a range figure must lie on one side of 0")
+        check_claim(self.figure, self.kind)  # finite, ordered, on one side of 0 but for a level
         if self.baseline is None and self.kind != "level":
             raise ValueError("only a level claim (a one-sample value) has no baseline")
         return self
@@ -257,13 +251,6 @@ class PaperFile(_Table):
                      if self.touches(claim, reading))
 
 
-def figure_range(figure: float | tuple[float, float]) -> tuple[float, float]:
-    """A claim's figure as ``(low, high)`` (equal ends for a single figure)."""
-    if isinstance(figure, tuple | list):
-        return float(figure[0]), float(figure[1])
-    return float(figure), float(figure)
-
-
 def load_paper(path: str | Path) -> PaperFile:
     """Read and check a reproduction file.
 
@@ -279,4 +266,4 @@ def load_paper(path: str | Path) -> PaperFile:
         raise InputError(located(path, text, exc.path, exc.reason)) from None
 
 
-__all__ = ["KINDS", "Claim", "PaperFile", "Reading", "Setting", "figure_range", "load_paper"]
+__all__ = ["KINDS", "Claim", "PaperFile", "Reading", "Setting", "load_paper"]

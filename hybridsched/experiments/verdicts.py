@@ -123,7 +123,7 @@ def check_claim(figure: Figure, kind: str = "difference") -> None:
     >>> check_claim(0.0)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: a difference claim needs a figure other than 0, on one side of it ...
+    ValueError: a difference claim needs a figure other than 0, on one side of 0 ...
     """
     if kind not in KINDS:
         raise ValueError(f"unknown kind of claim {kind!r} (choose from: {', '.join(KINDS)})")
@@ -133,7 +133,7 @@ def check_claim(figure: Figure, kind: str = "difference") -> None:
     if low > high:
         raise ValueError(f"the figure's range {figure!r} runs backwards")
     if kind != "level" and (low <= 0.0 <= high):
-        raise ValueError(f"a {kind} claim needs a figure other than 0, on one side of it (a "
+        raise ValueError(f"a {kind} claim needs a figure other than 0, on one side of 0 (a "
                          "claim of no difference is a level claim with figure 0)")
 
 

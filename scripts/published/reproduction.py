@@ -8,20 +8,14 @@ Every figure comes from ``results/reproduction/<paper>/summary.json``, which
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from published import ROOT, Block, load_store, secs, sig, table
+from published import ROOT, Block, load_json, load_store, secs, sig, table
 
 PAPERS = ("000", "001", "002", "003", "004")
-
-
-def load_record(path: Path) -> dict[str, Any]:
-    """A paper's record (``null`` stands for a missing interval)."""
-    return json.loads(path.read_text())
 
 
 def unit_of(claim: dict[str, Any]) -> str:
@@ -113,7 +107,7 @@ def paper_section(record: dict[str, Any], path: str, store: Any) -> str:
 
 
 def _render(paths: Sequence[Path]) -> str:
-    records = [load_record(path) for path in paths[:len(PAPERS)]]
+    records = [load_json(path) for path in paths[:len(PAPERS)]]
     stores = [load_store(path) for path in paths[len(PAPERS):]]
     overview = []
     for record, store in zip(records, stores, strict=True):
